@@ -1,0 +1,158 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"strings"
+	"syscall"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Options configures OpenBadger.
+type Options struct {
+	// InMemory keeps everything in RAM (tests).
+	InMemory bool
+	// EncryptionKey, when set (16, 24 or 32 bytes), encrypts data at rest.
+	EncryptionKey []byte
+	// Logger receives Badger's warnings; nil discards info and debug lines.
+	Logger *log.Logger
+}
+
+type badgerKV struct{ db *badger.DB }
+
+// OpenBadger opens (creating if needed) a Badger store in dir.
+func OpenBadger(dir string, o Options) (KV, error) {
+	opt := badger.DefaultOptions(dir).
+		WithInMemory(o.InMemory).
+		// Values above 4 KiB (file chunks) go to the value log, keeping the
+		// LSM small and fast for inodes, entries and small memories.
+		WithValueThreshold(4 << 10).
+		// One process owns the store and serialises its own writers, so
+		// Badger's conflict detection is pure overhead.
+		WithDetectConflicts(false).
+		WithNumVersionsToKeep(1).
+		WithLogger(quietLogger{o.Logger}).
+		WithMetricsEnabled(false)
+	if o.InMemory {
+		opt.Dir, opt.ValueDir = "", ""
+	}
+	if len(o.EncryptionKey) > 0 {
+		opt = opt.WithEncryptionKey(o.EncryptionKey).WithIndexCacheSize(64 << 20)
+	}
+	db, err := badger.Open(opt)
+	if err != nil {
+		return nil, mapOpenErr(err)
+	}
+	return &badgerKV{db: db}, nil
+}
+
+func mapOpenErr(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "Cannot acquire directory lock"):
+		return fmt.Errorf("%w: %v", ErrLocked, err)
+	case errors.Is(err, badger.ErrEncryptionKeyMismatch),
+		errors.Is(err, badger.ErrInvalidEncryptionKey),
+		strings.Contains(msg, "Encryption key mismatch"):
+		return fmt.Errorf("%w: %v", ErrBadKey, err)
+	}
+	return mapErr(err)
+}
+
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, badger.ErrKeyNotFound):
+		return ErrNotFound
+	case errors.Is(err, badger.ErrTxnTooBig):
+		return ErrTxnTooBig
+	case errors.Is(err, syscall.ENOSPC), strings.Contains(err.Error(), "no space left"):
+		return fmt.Errorf("%w: %v", ErrNoSpace, err)
+	}
+	return err
+}
+
+func (b *badgerKV) View(fn func(Txn) error) error {
+	return mapErr(b.db.View(func(t *badger.Txn) error { return fn(badgerTxn{t}) }))
+}
+
+func (b *badgerKV) Update(fn func(Txn) error) error {
+	return mapErr(b.db.Update(func(t *badger.Txn) error { return fn(badgerTxn{t}) }))
+}
+
+func (b *badgerKV) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch()} }
+
+func (b *badgerKV) Sync() error { return mapErr(b.db.Sync()) }
+
+func (b *badgerKV) Size() (int64, int64) { return b.db.Size() }
+
+func (b *badgerKV) Close() error { return mapErr(b.db.Close()) }
+
+type badgerTxn struct{ t *badger.Txn }
+
+func (t badgerTxn) Get(key []byte) ([]byte, error) {
+	it, err := t.t.Get(key)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	v, err := it.ValueCopy(nil)
+	return v, mapErr(err)
+}
+
+func (t badgerTxn) Set(key, val []byte) error { return mapErr(t.t.Set(key, val)) }
+
+func (t badgerTxn) Delete(key []byte) error { return mapErr(t.t.Delete(key)) }
+
+func (t badgerTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []byte) bool) error {
+	o := badger.DefaultIteratorOptions
+	o.Prefix = prefix
+	o.PrefetchValues = !keysOnly
+	if keysOnly {
+		o.PrefetchValues = false
+	}
+	it := t.t.NewIterator(o)
+	defer it.Close()
+	if start == nil {
+		start = prefix
+	}
+	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
+		item := it.Item()
+		var val []byte
+		if !keysOnly {
+			var err error
+			if val, err = item.ValueCopy(nil); err != nil {
+				return mapErr(err)
+			}
+		}
+		if !fn(item.Key(), val) {
+			break
+		}
+	}
+	return nil
+}
+
+type badgerBatch struct{ wb *badger.WriteBatch }
+
+func (b *badgerBatch) Set(k, v []byte) error { return mapErr(b.wb.Set(k, v)) }
+func (b *badgerBatch) Delete(k []byte) error { return mapErr(b.wb.Delete(k)) }
+func (b *badgerBatch) Flush() error          { return mapErr(b.wb.Flush()) }
+func (b *badgerBatch) Cancel()               { b.wb.Cancel() }
+
+// quietLogger forwards Badger's warnings and errors, drops info and debug.
+type quietLogger struct{ l *log.Logger }
+
+func (q quietLogger) Errorf(f string, a ...any) {
+	if q.l != nil {
+		q.l.Printf("badger: error: "+f, a...)
+	}
+}
+func (q quietLogger) Warningf(f string, a ...any) {
+	if q.l != nil {
+		q.l.Printf("badger: warning: "+f, a...)
+	}
+}
+func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Debugf(string, ...any) {}

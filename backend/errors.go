@@ -1,0 +1,20 @@
+package backend
+
+import "errors"
+
+// Sentinel errors returned by KV implementations. Callers compare with
+// errors.Is.
+var (
+	// ErrNotFound is returned by Txn.Get when the key does not exist.
+	ErrNotFound = errors.New("backend: key not found")
+	// ErrTxnTooBig is returned by Txn.Set/Delete when a transaction grows past
+	// what the engine can commit atomically; split the work or use a Batch.
+	ErrTxnTooBig = errors.New("backend: transaction too big")
+	// ErrLocked is returned by Open when another process holds the store.
+	ErrLocked = errors.New("backend: store is locked by another process")
+	// ErrBadKey is returned by Open when the encryption key is wrong or has
+	// the wrong length.
+	ErrBadKey = errors.New("backend: wrong or invalid encryption key")
+	// ErrNoSpace is returned when the device under the store is full.
+	ErrNoSpace = errors.New("backend: no space left on device")
+)

@@ -1,0 +1,98 @@
+package backend
+
+import "encoding/binary"
+
+// The key schema. Every key mnemofs writes is built by one constructor below.
+// Integers are 8-byte big-endian (uint64) or 4-byte (uint32) so that prefix
+// scans return them in numeric order.
+//
+//	s<name>                     store-wide values: "s" + "version", "nextino"
+//	i<ino:8>                    inode record (store.Inode binary encoding)
+//	d<dir:8><name>              directory entry -> child ino:8 + mode:4
+//	c<ino:8><chunk:4>           file content, chunk N (ChunkSize bytes each,
+//	                            the last one may be short)
+//	x<ino:8><name>              user extended attribute value
+//	m<ino:8>                    memory metadata (JSON: front matter + system)
+//	o<ino:8>                    orphan: unlinked while open, content freed
+//	                            on last close or at the next start
+//
+// Later families (views, versions, index, embeddings) add a new prefix here.
+const (
+	PrefixStore   = 's'
+	PrefixInode   = 'i'
+	PrefixDirent  = 'd'
+	PrefixChunk   = 'c'
+	PrefixXattr   = 'x'
+	PrefixMeta    = 'm'
+	PrefixOrphan  = 'o'
+	inoLen        = 8
+	chunkIndexLen = 4
+)
+
+func withIno(p byte, ino uint64, extra int) []byte {
+	k := make([]byte, 1+inoLen, 1+inoLen+extra)
+	k[0] = p
+	binary.BigEndian.PutUint64(k[1:], ino)
+	return k
+}
+
+// StoreKey is a store-wide value.
+func StoreKey(name string) []byte { return append([]byte{PrefixStore}, name...) }
+
+// InodeKey is the inode record of ino.
+func InodeKey(ino uint64) []byte { return withIno(PrefixInode, ino, 0) }
+
+// InodePrefix covers every inode record.
+func InodePrefix() []byte { return []byte{PrefixInode} }
+
+// DirentKey is the entry name in directory dir.
+func DirentKey(dir uint64, name string) []byte {
+	return append(withIno(PrefixDirent, dir, len(name)), name...)
+}
+
+// DirentPrefix covers every entry of directory dir.
+func DirentPrefix(dir uint64) []byte { return withIno(PrefixDirent, dir, 0) }
+
+// DirentName returns the name part of a dirent key.
+func DirentName(key []byte) string { return string(key[1+inoLen:]) }
+
+// DirentDir returns the directory part of a dirent key.
+func DirentDir(key []byte) uint64 { return binary.BigEndian.Uint64(key[1:]) }
+
+// ChunkKey is content chunk idx of ino.
+func ChunkKey(ino uint64, idx uint32) []byte {
+	k := withIno(PrefixChunk, ino, chunkIndexLen)
+	return binary.BigEndian.AppendUint32(k, idx)
+}
+
+// ChunkPrefix covers every chunk of ino.
+func ChunkPrefix(ino uint64) []byte { return withIno(PrefixChunk, ino, 0) }
+
+// ChunkIndex returns the chunk number of a chunk key.
+func ChunkIndex(key []byte) uint32 { return binary.BigEndian.Uint32(key[1+inoLen:]) }
+
+// XattrKey is extended attribute name of ino.
+func XattrKey(ino uint64, name string) []byte {
+	return append(withIno(PrefixXattr, ino, len(name)), name...)
+}
+
+// XattrPrefix covers every xattr of ino.
+func XattrPrefix(ino uint64) []byte { return withIno(PrefixXattr, ino, 0) }
+
+// XattrName returns the attribute name part of an xattr key.
+func XattrName(key []byte) string { return string(key[1+inoLen:]) }
+
+// MetaKey is the memory metadata record of ino.
+func MetaKey(ino uint64) []byte { return withIno(PrefixMeta, ino, 0) }
+
+// MetaPrefix covers every metadata record.
+func MetaPrefix() []byte { return []byte{PrefixMeta} }
+
+// OrphanKey marks ino as unlinked while open.
+func OrphanKey(ino uint64) []byte { return withIno(PrefixOrphan, ino, 0) }
+
+// OrphanPrefix covers every orphan marker.
+func OrphanPrefix() []byte { return []byte{PrefixOrphan} }
+
+// KeyIno returns the inode number of any ino-keyed key.
+func KeyIno(key []byte) uint64 { return binary.BigEndian.Uint64(key[1:]) }

@@ -1,0 +1,39 @@
+package backend
+
+// KV is an ordered, transactional key-value store.
+type KV interface {
+	// View runs fn in a read-only snapshot.
+	View(fn func(Txn) error) error
+	// Update runs fn in a read-write transaction and commits it atomically.
+	Update(fn func(Txn) error) error
+	// NewBatch returns a write batch for bulk loads: many writes, committed
+	// in large internal transactions, not atomic as a whole.
+	NewBatch() Batch
+	// Sync makes all committed writes durable.
+	Sync() error
+	// Size reports bytes used on disk (LSM and value log).
+	Size() (lsm, vlog int64)
+	// Close flushes and releases the store.
+	Close() error
+}
+
+// Txn is one transaction. Values returned by Get are only valid inside the
+// transaction unless copied; implementations here always return copies.
+type Txn interface {
+	Get(key []byte) ([]byte, error)
+	Set(key, val []byte) error
+	Delete(key []byte) error
+	// Scan calls fn for every key with the prefix, in order, starting at
+	// start (or the prefix when start is nil). fn returning false stops the
+	// scan. key and val are only valid during the call.
+	Scan(prefix, start []byte, keysOnly bool, fn func(key, val []byte) bool) error
+}
+
+// Batch collects writes for bulk loading.
+type Batch interface {
+	Set(key, val []byte) error
+	Delete(key []byte) error
+	// Flush commits everything written so far and waits for it.
+	Flush() error
+	Cancel()
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+func importCmd() *cobra.Command {
+	var to string
+	c := &cobra.Command{
+		Use:   "import SRC [--to PATH]",
+		Short: "bulk-ingest a plain directory into the store",
+		Args:  exactArgs(1, "SRC"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var res store.ImportResult
+			bar := newBar("importing")
+			err := run(control.Request{Op: "import", Src: abs(args[0]), To: to}, bar.progress, &res)
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			fmt.Printf("imported %d files (%d bytes), %d directories, %d symlinks\n", res.Files, res.Bytes, res.Dirs, res.Symlinks)
+			for _, s := range res.Skipped {
+				fmt.Println("skipped:", s)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&to, "to", "/", "store directory to import into")
+	return c
+}
+
+func exportCmd() *cobra.Command {
+	var from string
+	c := &cobra.Command{
+		Use:   "export DEST [--from PATH]",
+		Short: "write the tree (or the part under --from) out as plain files",
+		Args:  exactArgs(1, "DEST"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var res store.ImportResult
+			bar := newBar("exporting")
+			err := run(control.Request{Op: "export", Dest: abs(args[0]), From: from}, bar.progress, &res)
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			fmt.Printf("exported %d files (%d bytes), %d directories, %d symlinks to %s\n", res.Files, res.Bytes, res.Dirs, res.Symlinks, args[0])
+			return nil
+		},
+	}
+	c.Flags().StringVar(&from, "from", "/", "store directory to export")
+	return c
+}
+
+func statsCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "stats [--json]",
+		Short: "print the store's size and health",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var st store.Stats
+			if err := run(control.Request{Op: "stats"}, nil, &st); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(st)
+			}
+			fmt.Printf("memories: %d (%d bytes) in %d directories; %d with front matter errors; %d duplicates\n",
+				st.Memories, st.Bytes, st.Directories, st.Errors, st.Duplicates)
+			var trees []string
+			for t := range st.Trees {
+				trees = append(trees, t)
+			}
+			sort.Strings(trees)
+			for _, t := range trees {
+				fmt.Printf("  %-12s %7d files %12d bytes\n", t+"/", st.Trees[t].Files, st.Trees[t].Bytes)
+			}
+			fmt.Printf("on disk: %d bytes (index %d, values %d)\n", st.Disk["lsm"]+st.Disk["vlog"], st.Disk["lsm"], st.Disk["vlog"])
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func fsckCmd() *cobra.Command {
+	var repair, asJSON bool
+	c := &cobra.Command{
+		Use:   "fsck [--repair]",
+		Short: "check that content, metadata and indexes agree",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var r store.FsckReport
+			if err := run(control.Request{Op: "fsck", Repair: repair}, nil, &r); err != nil {
+				return err
+			}
+			if asJSON {
+				printJSON(r)
+			} else {
+				for _, p := range r.Problems {
+					fmt.Println("problem:", p)
+				}
+				fmt.Printf("checked %d inodes, %d entries, %d chunks: ", r.Inodes, r.Entries, r.Chunks)
+				switch {
+				case r.Clean:
+					fmt.Println("consistent")
+				case repair:
+					fmt.Printf("%d problems, %d repaired\n", len(r.Problems), r.Repaired)
+				default:
+					fmt.Printf("%d problems (run 'mnemofs fsck --repair' to fix)\n", len(r.Problems))
+				}
+			}
+			if !r.Clean && !repair {
+				os.Exit(1)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&repair, "repair", false, "fix what is found")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func abs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// bar is a progress bar that appears once work is known.
+type bar struct {
+	desc string
+	b    *progressbar.ProgressBar
+}
+
+func newBar(desc string) *bar { return &bar{desc: desc} }
+
+func (b *bar) progress(done, total int64) {
+	if b.b == nil {
+		if total <= 0 {
+			total = -1
+		}
+		b.b = progressbar.NewOptions64(total, progressbar.OptionSetDescription(b.desc),
+			progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"),
+			progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+	}
+	if total > 0 && b.b.GetMax64() != total {
+		b.b.ChangeMax64(total)
+	}
+	b.b.Set64(done)
+}
+
+func (b *bar) finish() {
+	if b.b != nil {
+		b.b.Finish()
+	}
+}

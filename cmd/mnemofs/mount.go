@@ -1,0 +1,274 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/fusefs"
+)
+
+func reservedNames() map[string]bool { return fusefs.ReservedNames() }
+
+func mountCmd() *cobra.Command {
+	var cfg fusefs.Config
+	c := &cobra.Command{
+		Use:   "mount [--data DIR] [--read-only] [--allow-other] MOUNTPOINT",
+		Short: "mount the store at MOUNTPOINT (runs in the foreground; Ctrl-C unmounts)",
+		Args:  exactArgs(1, "MOUNTPOINT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return mount(args[0], cfg)
+		},
+	}
+	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
+	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
+	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
+	return c
+}
+
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return fail("%s needs %s (see 'mnemofs %s --help')", cmd.Name(), names, cmd.Name())
+		}
+		return nil
+	}
+}
+
+// socketPath picks the control socket: in the data dir, or in the temp dir
+// when that path would be too long for a Unix socket.
+func socketPath(data string) string {
+	p := filepath.Join(data, "control.sock")
+	if len(p) < 100 {
+		return p
+	}
+	h := sha256.Sum256([]byte(data))
+	return filepath.Join(os.TempDir(), "mnemofs-"+hex.EncodeToString(h[:8])+".sock")
+}
+
+// checkMountpoint gives the one-line errors for a bad mountpoint.
+func checkMountpoint(mnt, data string) error {
+	fi, err := os.Stat(mnt)
+	switch {
+	case errors.Is(err, syscall.ENOTCONN):
+		return fail("%s is a dead mount (Transport endpoint is not connected): clear it with 'fusermount3 -uz %s' and mount again", mnt, mnt)
+	case errors.Is(err, os.ErrNotExist):
+		return fail("mountpoint %s does not exist: create it with 'mkdir -p %s'", mnt, mnt)
+	case err != nil:
+		return fail("mountpoint %s: %v", mnt, err)
+	case !fi.IsDir():
+		return fail("mountpoint %s is not a directory", mnt)
+	}
+	if ents, err := os.ReadDir(mnt); err != nil {
+		return fail("mountpoint %s cannot be read: %v", mnt, err)
+	} else if len(ents) > 0 {
+		return fail("mountpoint %s is not empty: mount on an empty directory", mnt)
+	}
+	if within(mnt, data) {
+		return fail("mountpoint %s is inside the data directory %s: choose a mountpoint outside it", mnt, data)
+	}
+	if within(data, mnt) {
+		return fail("the data directory %s is inside the mountpoint %s: choose another mountpoint or --data", data, mnt)
+	}
+	return nil
+}
+
+// within reports whether p is dir or below it (after resolving symlinks).
+func within(p, dir string) bool {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func checkFuse() error {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return fail("FUSE is not available (/dev/fuse is missing): load it with 'modprobe fuse', or in a container run with --device /dev/fuse")
+	}
+	if os.Geteuid() != 0 {
+		if _, err := exec.LookPath("fusermount3"); err != nil {
+			if _, err := exec.LookPath("fusermount"); err != nil {
+				return fail("mounting as a non-root user needs fusermount3: install the fuse3 package (e.g. 'sudo apt-get install fuse3')")
+			}
+		}
+	}
+	return nil
+}
+
+func mount(mountpoint string, cfg fusefs.Config) error {
+	mnt, err := filepath.Abs(mountpoint)
+	if err != nil {
+		return err
+	}
+	data, err := dataDir()
+	if err != nil {
+		return err
+	}
+	if err := checkMountpoint(mnt, data); err != nil {
+		return err
+	}
+	if err := checkFuse(); err != nil {
+		return err
+	}
+	sock := socketPath(data)
+	me := control.Holder{Pid: os.Getpid(), Command: "mount", Mountpoint: mnt, Socket: sock}
+	lock, holder, err := control.Acquire(data, me)
+	if errors.Is(err, control.ErrBusy) {
+		if holder != nil && holder.Mountpoint != "" {
+			return fail("the store in %s is already mounted at %s (pid %d): unmount it first with 'mnemofs unmount %s'", data, holder.Mountpoint, holder.Pid, holder.Mountpoint)
+		}
+		if holder != nil {
+			return fail("the store in %s is busy: pid %d is running 'mnemofs %s'", data, holder.Pid, holder.Command)
+		}
+		return fail("the store in %s is busy", data)
+	}
+	if err != nil {
+		return fmt.Errorf("locking the store in %s: %w", data, err)
+	}
+	defer lock.Release()
+	n := fusefs.NewNotifier()
+	kv, st, err := openStore(data, n, fusefs.ReservedNames())
+	if err != nil {
+		return err
+	}
+	cfg.DataDir = data
+	cfg.Logger = log.New(os.Stderr, "mnemofs: ", 0)
+	srv, err := fusefs.Mount(mnt, st, n, cfg)
+	if err != nil {
+		st.Close()
+		kv.Close()
+		return fail("cannot mount %s: %v", mnt, err)
+	}
+	unmount := func() {
+		for try := 0; ; try++ {
+			err := srv.Unmount()
+			if err == nil {
+				return
+			}
+			if try == 20 {
+				fmt.Fprintf(os.Stderr, "mnemofs: %s is busy (%v): close the files and shells using it; detaching it now\n", mnt, err)
+				syscall.Unmount(mnt, syscall.MNT_DETACH)
+				return
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+	ctl, err := control.Serve(sock, st, func() error { go unmount(); return nil })
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mnemofs: warning: no control socket (%v): other commands cannot reach this mount\n", err)
+		me.Socket = ""
+		lock.Update(me)
+	}
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		<-sig
+		unmount()
+	}()
+	fmt.Printf("mnemofs: mounted %s at %s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, mnt)
+	srv.Wait()
+	signal.Stop(sig)
+	if ctl != nil {
+		ctl.Close()
+	}
+	err = errors.Join(st.Close(), kv.Close())
+	if err != nil {
+		return fmt.Errorf("closing the store: %w", err)
+	}
+	fmt.Printf("mnemofs: unmounted %s\n", mnt)
+	return nil
+}
+
+func unmountCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "unmount MOUNTPOINT",
+		Short: "unmount a mounted store and wait for it to close",
+		Args:  exactArgs(1, "MOUNTPOINT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return unmountPath(args[0])
+		},
+	}
+}
+
+// unmountPath asks the mount serving mnt to stop, found through the data
+// dir it names in /proc/mounts; without one it unmounts directly.
+func unmountPath(p string) error {
+	mnt, err := filepath.Abs(p)
+	if err != nil {
+		return err
+	}
+	data, ok := mountedData(mnt)
+	if !ok {
+		return fail("%s is not a mnemofs mount", mnt)
+	}
+	if h, err := control.ReadHolder(data); err == nil && h.Socket != "" && h.Mountpoint == mnt {
+		if err := control.Call(h.Socket, control.Request{Op: "unmount"}, nil, nil); err == nil {
+			for i := 0; i < 200; i++ {
+				if _, still := mountedData(mnt); !still {
+					// Wait for the store to be closed too.
+					if l, _, err := control.Acquire(data, control.Holder{Pid: os.Getpid(), Command: "unmount"}); err == nil {
+						l.Release()
+						return nil
+					}
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			return fail("%s did not unmount within 10 s: is a shell or program still using it?", mnt)
+		}
+	}
+	// The serving process is gone (killed): clear the dead mount.
+	if err := syscall.Unmount(mnt, syscall.MNT_DETACH); err != nil {
+		if out, ferr := exec.Command("fusermount3", "-uz", mnt).CombinedOutput(); ferr != nil {
+			return fail("cannot unmount %s: %v %s", mnt, err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
+}
+
+// mountedData returns the data dir (the source) of the mnemofs mount at mnt.
+func mountedData(mnt string) (string, bool) {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return "", false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && unescapeMount(f[1]) == mnt && strings.Contains(f[2], "mnemofs") {
+			return unescapeMount(f[0]), true
+		}
+	}
+	return "", false
+}
+
+// unescapeMount undoes the octal escapes of /proc/mounts (\040 for space).
+func unescapeMount(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var v int
+			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

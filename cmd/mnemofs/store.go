@@ -1,0 +1,125 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+var globals struct {
+	data    string
+	keyFile string
+}
+
+// dataDir returns the absolute data directory.
+func dataDir() (string, error) {
+	d := globals.data
+	if d == "" {
+		d = os.Getenv("MNEMOFS_DATA")
+	}
+	if d == "" {
+		base := os.Getenv("XDG_DATA_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fail("no home directory to put the data in: give --data DIR")
+			}
+			base = filepath.Join(home, ".local", "share")
+		}
+		d = filepath.Join(base, "mnemofs")
+	}
+	return filepath.Abs(d)
+}
+
+// encryptionKey reads the key (file or environment) and derives a 32-byte
+// AES key from it; nil when encryption is off.
+func encryptionKey() ([]byte, error) {
+	var raw []byte
+	switch {
+	case globals.keyFile != "":
+		b, err := os.ReadFile(globals.keyFile)
+		if err != nil {
+			return nil, fail("cannot read the encryption key file: %v", err)
+		}
+		raw = b
+	case os.Getenv("MNEMOFS_ENCRYPTION_KEY") != "":
+		raw = []byte(os.Getenv("MNEMOFS_ENCRYPTION_KEY"))
+	default:
+		return nil, nil
+	}
+	if len(raw) < 16 {
+		return nil, fail("the encryption key is too short (%d bytes): use at least 16 random bytes", len(raw))
+	}
+	k := sha256.Sum256(raw)
+	return k[:], nil
+}
+
+// openStore opens the store in dataDir, which the caller has locked.
+func openStore(dataDir string, n store.Notifier, reserved map[string]bool) (backend.KV, *store.Store, error) {
+	key, err := encryptionKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	logger := log.New(os.Stderr, "mnemofs: ", 0)
+	kv, err := backend.OpenBadger(filepath.Join(dataDir, "db"), backend.Options{EncryptionKey: key, Logger: logger})
+	switch {
+	case errors.Is(err, backend.ErrBadKey):
+		return nil, nil, fail("the encryption key does not open the store in %s (wrong key, or the store is not encrypted): nothing was changed", dataDir)
+	case errors.Is(err, backend.ErrLocked):
+		return nil, nil, fail("the store in %s is open in another process", dataDir)
+	case err != nil:
+		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
+	}
+	st, err := store.Open(kv, store.Options{Notify: n, Reserved: reserved, Logger: logger})
+	if err != nil {
+		kv.Close()
+		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
+	}
+	return kv, st, nil
+}
+
+// run executes req where the store is: through the running mount when it
+// holds the store, else by opening it here.
+func run(req control.Request, p control.Progress, result any) error {
+	dir, err := dataDir()
+	if err != nil {
+		return err
+	}
+	lock, holder, err := control.Acquire(dir, control.Holder{Pid: os.Getpid(), Command: req.Op})
+	if errors.Is(err, control.ErrBusy) {
+		if holder != nil && holder.Socket != "" {
+			return control.Call(holder.Socket, req, p, result)
+		}
+		if holder != nil {
+			return fail("the store in %s is busy: pid %d is running 'mnemofs %s'; try again when it has finished", dir, holder.Pid, holder.Command)
+		}
+		return fail("the store in %s is busy", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("locking the store in %s: %w", dir, err)
+	}
+	defer lock.Release()
+	kv, st, err := openStore(dir, nil, reservedNames())
+	if err != nil {
+		return err
+	}
+	res, rerr := control.Run(st, req, p)
+	err = errors.Join(rerr, st.Close(), kv.Close())
+	if err != nil {
+		return err
+	}
+	// Round-trip through JSON so local and remote results look the same.
+	b, err := json.Marshal(res)
+	if err != nil || result == nil {
+		return err
+	}
+	return json.Unmarshal(b, result)
+}

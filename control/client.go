@@ -1,0 +1,57 @@
+package control
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+)
+
+// Call sends req to the mount serving socket, reporting progress, and
+// decodes the result into result (which may be nil).
+func Call(socket string, req Request, p Progress, result any) error {
+	c := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+	}}
+	body, _ := json.Marshal(req)
+	resp, err := c.Post("http://mnemofs/op", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("cannot reach the running mount at %s: %w", socket, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the running mount refused the request: %s", resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	for sc.Scan() {
+		var l line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return fmt.Errorf("bad reply from the running mount: %v", err)
+		}
+		if !l.Final {
+			if p != nil {
+				p(l.Done, l.Total)
+			}
+			continue
+		}
+		if l.Error != "" {
+			return errors.New(l.Error)
+		}
+		if result != nil && len(l.Result) > 0 {
+			return json.Unmarshal(l.Result, result)
+		}
+		return nil
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return errors.New("the running mount closed the connection without an answer")
+}

@@ -1,0 +1,90 @@
+package control
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// Server answers CLI requests for a mounted store.
+type Server struct {
+	ln   net.Listener
+	srv  *http.Server
+	path string
+}
+
+// line is one NDJSON message of a reply: progress, then a result or error.
+type line struct {
+	Done   int64           `json:"done,omitempty"`
+	Total  int64           `json:"total,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Final  bool            `json:"final,omitempty"`
+}
+
+// Serve listens on the Unix socket path. unmount is called for the
+// "unmount" operation.
+func Serve(path string, st *store.Store, unmount func() error) (*Server, error) {
+	os.Remove(path) // a stale socket of a dead mount; the lock proves it is ours
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	os.Chmod(path, 0o600)
+	s := &Server{ln: ln, path: path}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /op", func(w http.ResponseWriter, r *http.Request) {
+		var req Request
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		enc := json.NewEncoder(w)
+		fl, _ := w.(http.Flusher)
+		var last time.Time
+		progress := func(done, total int64) {
+			if time.Since(last) < 100*time.Millisecond && done != total {
+				return
+			}
+			last = time.Now()
+			enc.Encode(line{Done: done, Total: total})
+			if fl != nil {
+				fl.Flush()
+			}
+		}
+		var res any
+		var err error
+		if req.Op == "unmount" {
+			err = unmount()
+		} else {
+			res, err = Run(st, req, progress)
+		}
+		out := line{Final: true}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		if res != nil {
+			out.Result, _ = json.Marshal(res)
+		}
+		enc.Encode(out)
+	})
+	s.srv = &http.Server{Handler: mux}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// Close stops the server and removes the socket.
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	os.Remove(s.path)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,126 @@
+package fusefs
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if d.fsys.readOnly {
+		return nil, nil, 0, syscall.EROFS
+	}
+	i, err := d.fsys.st.Create(d.ino, name, mode&0o7777, owner(ctx))
+	if err != nil {
+		return nil, nil, 0, errno(err)
+	}
+	child := d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out)
+	fh, fl, e := child.Operations().(*fileNode).open(flags)
+	if e != 0 {
+		return nil, nil, 0, e
+	}
+	return child, fh, fl, 0
+}
+
+func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if d.fsys.readOnly {
+		return nil, syscall.EROFS
+	}
+	i, err := d.fsys.st.Mkdir(d.ino, name, mode&0o7777, owner(ctx))
+	if err != nil {
+		return nil, errno(err)
+	}
+	return d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out), 0
+}
+
+func (d *dirNode) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if d.fsys.readOnly {
+		return nil, syscall.EROFS
+	}
+	var i store.Inode
+	var err error
+	if mode&syscall.S_IFMT == syscall.S_IFREG || mode&syscall.S_IFMT == 0 {
+		i, err = d.fsys.st.Create(d.ino, name, mode&0o7777, owner(ctx))
+	} else {
+		i, err = d.fsys.st.Mknod(d.ino, name, mode, dev, owner(ctx))
+	}
+	if err != nil {
+		return nil, errno(err)
+	}
+	return d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out), 0
+}
+
+func (d *dirNode) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if d.fsys.readOnly {
+		return nil, syscall.EROFS
+	}
+	i, err := d.fsys.st.Symlink(d.ino, name, target, owner(ctx))
+	if err != nil {
+		return nil, errno(err)
+	}
+	return d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out), 0
+}
+
+func (d *dirNode) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if d.fsys.readOnly {
+		return nil, syscall.EROFS
+	}
+	src, ok := realIno(target)
+	if !ok {
+		return nil, syscall.EXDEV
+	}
+	i, err := d.fsys.st.Link(src, d.ino, name)
+	if err != nil {
+		return nil, errno(err)
+	}
+	return d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out), 0
+}
+
+func (d *dirNode) Unlink(ctx context.Context, name string) syscall.Errno {
+	if d.fsys.readOnly {
+		return syscall.EROFS
+	}
+	_, err := d.fsys.st.Remove(d.ino, name)
+	return errno(err)
+}
+
+func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
+	if d.fsys.readOnly {
+		return syscall.EROFS
+	}
+	return errno(d.fsys.st.Rmdir(d.ino, name))
+}
+
+func (d *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	if d.fsys.readOnly {
+		return syscall.EROFS
+	}
+	dst, ok := newParent.(*dirNode)
+	if !ok {
+		if r, isRoot := newParent.(*rootNode); isRoot {
+			dst = &r.dirNode
+		} else {
+			return syscall.EROFS // into a generated tree
+		}
+	}
+	return errno(d.fsys.st.Rename(d.ino, name, dst.ino, newName, flags))
+}
+
+// realIno returns the store inode number of a real node.
+func realIno(n fs.InodeEmbedder) (uint64, bool) {
+	switch x := n.(type) {
+	case *fileNode:
+		return x.ino, true
+	case *leafNode:
+		return x.ino, true
+	case *dirNode:
+		return x.ino, true
+	case *rootNode:
+		return x.ino, true
+	}
+	return 0, false
+}

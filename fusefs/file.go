@@ -1,0 +1,108 @@
+package fusefs
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// fileNode is a real regular file (a memory).
+type fileNode struct{ node }
+
+// fileHandle is one open of a fileNode. Content state is shared per inode
+// in the store, so handles hold no data of their own.
+type fileHandle struct {
+	n      *fileNode
+	append bool // O_APPEND: every write goes to the current end
+}
+
+func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if f.fsys.readOnly && flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC) != 0 {
+		return nil, 0, syscall.EROFS
+	}
+	return f.open(flags)
+}
+
+func (f *fileNode) open(flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	forRead := flags&syscall.O_ACCMODE != syscall.O_WRONLY
+	if err := f.fsys.st.Open(f.ino, forRead); err != nil {
+		return nil, 0, errno(err)
+	}
+	// Every change goes through this mount or is announced with
+	// NotifyContent, so the page cache stays valid across opens.
+	return &fileHandle{n: f, append: flags&syscall.O_APPEND != 0}, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	n, err := h.n.fsys.st.ReadAt(h.n.ino, dest, off)
+	if err != nil {
+		return nil, errno(err)
+	}
+	return fuse.ReadResultData(dest[:n]), 0
+}
+
+func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	if h.append {
+		i, err := h.n.fsys.st.Attr(h.n.ino)
+		if err != nil {
+			return 0, errno(err)
+		}
+		off = int64(i.Size)
+	}
+	n, err := h.n.fsys.st.WriteAt(h.n.ino, data, off)
+	if err != nil {
+		return 0, errno(err)
+	}
+	return uint32(n), 0
+}
+
+func (h *fileHandle) Flush(ctx context.Context) syscall.Errno {
+	return errno(h.n.fsys.st.Flush(h.n.ino))
+}
+
+func (h *fileHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	return errno(h.n.fsys.st.Fsync(h.n.ino))
+}
+
+func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
+	return errno(h.n.fsys.st.Release(h.n.ino))
+}
+
+func (h *fileHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
+	return h.n.Getattr(ctx, h, out)
+}
+
+func (h *fileHandle) Allocate(ctx context.Context, off uint64, size uint64, mode uint32) syscall.Errno {
+	if mode != 0 {
+		return syscall.EOPNOTSUPP // no hole punching or keep-size
+	}
+	i, err := h.n.fsys.st.Attr(h.n.ino)
+	if err != nil {
+		return errno(err)
+	}
+	if end := off + size; end > i.Size {
+		_, err = h.n.fsys.st.SetAttr(h.n.ino, sizeChange(end))
+	}
+	return errno(err)
+}
+
+func (h *fileHandle) Lseek(ctx context.Context, off uint64, whence uint32) (uint64, syscall.Errno) {
+	i, err := h.n.fsys.st.Attr(h.n.ino)
+	if err != nil {
+		return 0, errno(err)
+	}
+	// No holes are tracked: all data is data, the only hole is at EOF.
+	const seekData, seekHole = 3, 4
+	if off >= i.Size {
+		return 0, syscall.ENXIO
+	}
+	switch whence {
+	case seekData:
+		return off, 0
+	case seekHole:
+		return i.Size, 0
+	}
+	return 0, syscall.EINVAL
+}

@@ -1,0 +1,80 @@
+package fusefs
+
+import (
+	"context"
+	"hash/fnv"
+	"sync"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// FS is the state shared by every node of one mount.
+type FS struct {
+	st       *store.Store
+	dataDir  string
+	readOnly bool
+
+	// live maps a store inode number to the kernel-visible inode, for
+	// notifications. Entries are added when a node is handed to the kernel
+	// and removed when the kernel forgets it.
+	live sync.Map // uint64 -> *fs.Inode
+
+	notify *Notifier
+}
+
+// synthIno returns a stable inode number for a generated node, keyed by
+// its path; the top bit keeps it apart from store inode numbers.
+func synthIno(key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64() | 1<<63
+}
+
+// fillAttr copies store attributes into a kernel attribute.
+func fillAttr(i *store.Inode, out *fuse.Attr) {
+	out.Ino = i.Ino
+	out.Mode = i.Mode
+	out.Size = i.Size
+	out.Blocks = (i.Size + 511) / 512
+	out.Blksize = 4096
+	out.Nlink = i.Nlink()
+	out.Owner = fuse.Owner{Uid: i.Uid, Gid: i.Gid}
+	out.Rdev = i.Rdev
+	setTime := func(ns int64, sec *uint64, nsec *uint32) {
+		*sec, *nsec = uint64(ns/1e9), uint32(ns%1e9)
+	}
+	setTime(i.Atime, &out.Atime, &out.Atimensec)
+	setTime(i.Mtime, &out.Mtime, &out.Mtimensec)
+	setTime(i.Ctime, &out.Ctime, &out.Ctimensec)
+}
+
+// newNode returns the kernel inode for a store inode, creating the node of
+// the matching kind. Lookup, Readdir and every create use it, so they agree
+// on identity.
+func (f *FS) newNode(ctx context.Context, parent *fs.Inode, i *store.Inode, out *fuse.EntryOut) *fs.Inode {
+	fillAttr(i, &out.Attr)
+	var ops fs.InodeEmbedder
+	switch i.Mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		ops = &dirNode{node: node{fsys: f, ino: i.Ino}}
+	case syscall.S_IFREG:
+		ops = &fileNode{node: node{fsys: f, ino: i.Ino}}
+	default:
+		ops = &leafNode{node: node{fsys: f, ino: i.Ino}}
+	}
+	child := parent.NewInode(ctx, ops, fs.StableAttr{Mode: i.Mode & syscall.S_IFMT, Ino: i.Ino})
+	f.live.Store(i.Ino, child)
+	return child
+}
+
+// owner is the caller of a request.
+func owner(ctx context.Context) store.Owner {
+	if c, ok := fuse.FromContext(ctx); ok {
+		return store.Owner{Uid: c.Uid, Gid: c.Gid}
+	}
+	return store.Owner{Uid: uint32(syscall.Getuid()), Gid: uint32(syscall.Getgid())}
+}

@@ -1,0 +1,90 @@
+package fusefs
+
+import (
+	"log"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// Config is how to mount.
+type Config struct {
+	// DataDir is reported by statfs (free space) and as the source name.
+	DataDir    string
+	ReadOnly   bool
+	AllowOther bool
+	Debug      bool
+	Logger     *log.Logger
+}
+
+// Server is a mounted filesystem.
+type Server struct {
+	*fuse.Server
+	notify *Notifier
+}
+
+// Unmount unmounts and stops sending notifications.
+func (s *Server) Unmount() error {
+	s.notify.stop()
+	return s.Server.Unmount()
+}
+
+// Mount mounts st at mountpoint. n (from NewNotifier) must be the notifier
+// the store was opened with, or nil.
+func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server, error) {
+	if n == nil {
+		n = NewNotifier()
+	}
+	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n}
+	root := &rootNode{dirNode{node{fsys: f, ino: store.RootIno}}}
+	// Every change passes through this process, so kernel caches can be
+	// kept for a while; the store's own changes are pushed as
+	// invalidations. One second bounds any staleness we failed to announce.
+	ttl := time.Second
+	opts := &fs.Options{
+		EntryTimeout:    &ttl,
+		AttrTimeout:     &ttl,
+		NegativeTimeout: &ttl,
+		MountOptions: fuse.MountOptions{
+			FsName: cfg.DataDir,
+			Name:   "mnemofs",
+			// As root, mount(2) directly: no fusermount3 needed. Falls
+			// back to fusermount3 for other users.
+			DirectMount: os.Geteuid() == 0,
+			// Bigger requests: fewer round trips for large files.
+			MaxWrite:     1 << 20,
+			MaxReadAhead: 1 << 20,
+			// The kernel asks for security.capability before every
+			// write; answer it without a round trip into the store.
+			IgnoreSecurityLabels: true,
+			// flock/fcntl locks are left to the kernel: all users of
+			// the store go through this one mount, so kernel-local
+			// locks are exact.
+			EnableLocks: false,
+			AllowOther:  cfg.AllowOther,
+			Debug:       cfg.Debug,
+			Logger:      cfg.Logger,
+		},
+		Logger: cfg.Logger,
+		// The root keeps the store's inode number, as every other node.
+		RootStableAttr: &fs.StableAttr{Ino: store.RootIno, Mode: syscall.S_IFDIR},
+	}
+	if cfg.AllowOther {
+		// Other users get POSIX permission checks from the kernel.
+		opts.MountOptions.Options = append(opts.MountOptions.Options, "default_permissions")
+	}
+	if cfg.ReadOnly {
+		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
+	}
+	srv, err := fs.Mount(mountpoint, root, opts)
+	if err != nil {
+		return nil, err
+	}
+	n.start(f)
+	return &Server{Server: srv, notify: n}, nil
+}

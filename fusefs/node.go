@@ -1,0 +1,134 @@
+package fusefs
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// node is what every real node has: its store inode number. The attribute,
+// xattr and statfs operations are the same for all kinds.
+type node struct {
+	fs.Inode
+	fsys *FS
+	ino  uint64
+}
+
+// leafNode is a symlink, FIFO, socket or device.
+type leafNode struct{ node }
+
+func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	i, err := n.fsys.st.Attr(n.ino)
+	if err != nil {
+		return errno(err)
+	}
+	fillAttr(&i, &out.Attr)
+	return 0
+}
+
+func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if n.fsys.readOnly {
+		return syscall.EROFS
+	}
+	var c store.AttrChange
+	if m, ok := in.GetMode(); ok {
+		c.Mode = &m
+	}
+	if u, ok := in.GetUID(); ok {
+		c.Uid = &u
+	}
+	if g, ok := in.GetGID(); ok {
+		c.Gid = &g
+	}
+	if sz, ok := in.GetSize(); ok {
+		c.Size = &sz
+	}
+	if t, ok := in.GetATime(); ok {
+		ns := t.UnixNano()
+		c.Atime = &ns
+	}
+	if t, ok := in.GetMTime(); ok {
+		ns := t.UnixNano()
+		c.Mtime = &ns
+	}
+	i, err := n.fsys.st.SetAttr(n.ino, c)
+	if err != nil {
+		return errno(err)
+	}
+	fillAttr(&i, &out.Attr)
+	return 0
+}
+
+func (n *node) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	v, err := n.fsys.st.GetXattr(n.ino, attr)
+	if err != nil {
+		return 0, errno(err)
+	}
+	if len(dest) < len(v) {
+		return uint32(len(v)), syscall.ERANGE
+	}
+	return uint32(copy(dest, v)), 0
+}
+
+func (n *node) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
+	if n.fsys.readOnly {
+		return syscall.EROFS
+	}
+	return errno(n.fsys.st.SetXattr(n.ino, attr, data, flags))
+}
+
+func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
+	if n.fsys.readOnly {
+		return syscall.EROFS
+	}
+	return errno(n.fsys.st.RemoveXattr(n.ino, attr))
+}
+
+func (n *node) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	names, err := n.fsys.st.ListXattr(n.ino)
+	if err != nil {
+		return 0, errno(err)
+	}
+	size := 0
+	for _, s := range names {
+		size += len(s) + 1
+	}
+	if len(dest) < size {
+		return uint32(size), syscall.ERANGE
+	}
+	b := dest[:0]
+	for _, s := range names {
+		b = append(b, s...)
+		b = append(b, 0)
+	}
+	return uint32(size), 0
+}
+
+func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	var st syscall.Statfs_t
+	if n.fsys.dataDir == "" || syscall.Statfs(n.fsys.dataDir, &st) != nil {
+		out.Bsize, out.Frsize, out.NameLen = 4096, 4096, store.NameMax
+		return 0
+	}
+	out.FromStatfsT(&st)
+	out.NameLen = store.NameMax
+	return 0
+}
+
+func (n *node) OnForget() {
+	n.fsys.live.CompareAndDelete(n.ino, n.EmbeddedInode())
+}
+
+func (n *leafNode) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	t, err := n.fsys.st.Readlink(n.ino)
+	if err != nil {
+		return nil, errno(err)
+	}
+	return []byte(t), 0
+}
+
+func sizeChange(sz uint64) store.AttrChange { return store.AttrChange{Size: &sz} }

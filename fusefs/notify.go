@@ -1,0 +1,97 @@
+package fusefs
+
+import (
+	"sync"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+)
+
+// Notifier carries the store's own changes to the kernel as cache
+// invalidations. It implements store.Notifier. Events are queued and sent by
+// one goroutine, so no lock of the store or of a FUSE handler is held while
+// the kernel is told (the kernel may call back into the filesystem).
+type Notifier struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []event
+	fsys   *FS
+	closed bool
+	done   chan struct{}
+}
+
+type event struct {
+	parent  uint64
+	name    string
+	content bool
+}
+
+// NewNotifier returns a notifier; it sends nothing until Mount attaches it.
+func NewNotifier() *Notifier {
+	n := &Notifier{done: make(chan struct{})}
+	n.cond = sync.NewCond(&n.mu)
+	return n
+}
+
+// Entry queues the invalidation of name in directory parent.
+func (n *Notifier) Entry(parent uint64, name string) { n.push(event{parent: parent, name: name}) }
+
+// Content queues the invalidation of the cached content of ino.
+func (n *Notifier) Content(ino uint64) { n.push(event{parent: ino, content: true}) }
+
+func (n *Notifier) push(e event) {
+	n.mu.Lock()
+	if !n.closed && n.fsys != nil && len(n.queue) < 1<<16 {
+		n.queue = append(n.queue, e)
+		n.cond.Signal()
+	}
+	n.mu.Unlock()
+}
+
+func (n *Notifier) start(f *FS) {
+	n.mu.Lock()
+	n.fsys = f
+	n.mu.Unlock()
+	go n.run()
+}
+
+func (n *Notifier) stop() {
+	n.mu.Lock()
+	if n.fsys == nil || n.closed {
+		n.closed = true
+		n.mu.Unlock()
+		return
+	}
+	n.closed = true
+	n.cond.Signal()
+	n.mu.Unlock()
+	<-n.done
+}
+
+func (n *Notifier) run() {
+	defer close(n.done)
+	for {
+		n.mu.Lock()
+		for len(n.queue) == 0 && !n.closed {
+			n.cond.Wait()
+		}
+		if n.closed {
+			n.mu.Unlock()
+			return
+		}
+		batch := n.queue
+		n.queue = nil
+		n.mu.Unlock()
+		for _, e := range batch {
+			v, ok := n.fsys.live.Load(e.parent)
+			if !ok {
+				continue // the kernel holds nothing to invalidate
+			}
+			in := v.(*fs.Inode)
+			if e.content {
+				in.NotifyContent(0, 0)
+			} else {
+				in.NotifyEntry(e.name)
+			}
+		}
+	}
+}

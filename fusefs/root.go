@@ -1,0 +1,93 @@
+package fusefs
+
+import (
+	"context"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// rootNode is the root directory: the real root plus the generated trees.
+type rootNode struct {
+	dirNode
+}
+
+// generated lists the generated trees at the root and builds their nodes.
+var generated = map[string]func(f *FS) fs.InodeEmbedder{
+	"meta": func(f *FS) fs.InodeEmbedder { return &metaDir{fsys: f} },
+}
+
+// ReservedNames are the root names the store must refuse to create.
+func ReservedNames() map[string]bool {
+	m := map[string]bool{}
+	for k := range generated {
+		m[k] = true
+	}
+	return m
+}
+
+func (r *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if mk, ok := generated[name]; ok {
+		ch := r.NewInode(ctx, mk(r.fsys), fs.StableAttr{Mode: syscall.S_IFDIR, Ino: synthIno("/" + name)})
+		genDirAttr(ch.StableAttr().Ino, &out.Attr)
+		return ch, 0
+	}
+	return r.dirNode.Lookup(ctx, name, out)
+}
+
+func (r *rootNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	ents, err := r.fsys.st.ReadDir(r.ino)
+	if err != nil {
+		return nil, errno(err)
+	}
+	list := make([]fuse.DirEntry, 0, len(ents)+len(generated))
+	for _, e := range ents {
+		list = append(list, fuse.DirEntry{Name: e.Name, Ino: e.Ino, Mode: e.Mode})
+	}
+	for name := range generated {
+		list = append(list, fuse.DirEntry{Name: name, Ino: synthIno("/" + name), Mode: syscall.S_IFDIR})
+	}
+	sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
+	return fs.NewListDirStream(list), 0
+}
+
+func (r *rootNode) Unlink(ctx context.Context, name string) syscall.Errno {
+	if _, ok := generated[name]; ok {
+		return syscall.EISDIR
+	}
+	return r.dirNode.Unlink(ctx, name)
+}
+
+func (r *rootNode) Rmdir(ctx context.Context, name string) syscall.Errno {
+	if _, ok := generated[name]; ok {
+		return syscall.EROFS
+	}
+	return r.dirNode.Rmdir(ctx, name)
+}
+
+func (r *rootNode) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	if _, ok := generated[name]; ok {
+		return syscall.EROFS
+	}
+	return r.dirNode.Rename(ctx, name, newParent, newName, flags)
+}
+
+// genDirAttr fills the attributes of a generated directory.
+func genDirAttr(ino uint64, out *fuse.Attr) {
+	out.Ino = ino
+	out.Mode = syscall.S_IFDIR | 0o555
+	out.Nlink = 2
+	out.Uid, out.Gid = uint32(syscall.Getuid()), uint32(syscall.Getgid())
+	setGenTimes(out)
+}
+
+// started is when this process started: the times of generated nodes.
+var started = time.Now()
+
+func setGenTimes(out *fuse.Attr) {
+	t := uint64(started.Unix())
+	out.Atime, out.Mtime, out.Ctime = t, t, t
+}

@@ -1,0 +1,183 @@
+package memory
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Meta is the metadata a memory declares about itself.
+type Meta struct {
+	ID         string         `json:"id,omitempty"`
+	Type       string         `json:"type,omitempty"`
+	Users      []string       `json:"users,omitempty"`
+	Entities   []string       `json:"entities,omitempty"`
+	Tags       []string       `json:"tags,omitempty"`
+	Importance *float64       `json:"importance,omitempty"`
+	Created    *time.Time     `json:"created,omitempty"`
+	Expires    *time.Time     `json:"expires,omitempty"`
+	Related    []string       `json:"related,omitempty"`
+	Extra      map[string]any `json:"extra,omitempty"`
+}
+
+// Keys lists the recognised keys and their aliases, for meta/schema.json.
+var Keys = []struct{ Key, Aliases, Kind, Doc string }{
+	{"id", "memory_id", "string", "stable identifier of the memory"},
+	{"type", "", "string", "memory type; defaults to the top-level directory"},
+	{"user", "users", "string or list", "users the memory belongs to"},
+	{"entities", "", "list", "entities such as user:alice, project:beta; user:X also counts as a user"},
+	{"tags", "topic", "string or list", "tags; a comma-separated string is split"},
+	{"importance", "importance_score", "number 0..1", "how much the memory matters"},
+	{"created", "", "date or RFC 3339 time", "when the memory was made (else the file's creation)"},
+	{"expires", "", "date or RFC 3339 time", "when the memory stops being current"},
+	{"related", "related_files", "string or list", "paths or ids of linked memories"},
+}
+
+// fromMap fills m from decoded key/values, returning the problems found.
+func (m *Meta) fromMap(kv map[string]any) []string {
+	var errs []string
+	for k, v := range kv {
+		var err error
+		switch strings.ToLower(k) {
+		case "id", "memory_id":
+			m.ID = scalar(v)
+		case "type":
+			m.Type = scalar(v)
+		case "user", "users":
+			m.Users = append(m.Users, list(v)...)
+		case "entities":
+			for _, e := range list(v) {
+				m.Entities = append(m.Entities, e)
+				if u, ok := strings.CutPrefix(e, "user:"); ok && u != "" {
+					m.Users = append(m.Users, u)
+				}
+			}
+		case "tags", "topic", "topics":
+			m.Tags = append(m.Tags, list(v)...)
+		case "importance", "importance_score":
+			var f float64
+			if f, err = number(v); err == nil {
+				if f < 0 || f > 1 {
+					err = fmt.Errorf("must be between 0 and 1, got %v", f)
+				} else {
+					m.Importance = &f
+				}
+			}
+		case "created":
+			m.Created, err = timeOf(v)
+		case "expires":
+			m.Expires, err = timeOf(v)
+		case "related", "related_files":
+			m.Related = append(m.Related, list(v)...)
+		default:
+			if m.Extra == nil {
+				m.Extra = map[string]any{}
+			}
+			m.Extra[k] = v
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("key %q: %v", k, err))
+		}
+	}
+	m.Users = dedup(m.Users)
+	m.Tags = dedup(m.Tags)
+	m.Related = dedup(m.Related)
+	sort.Strings(errs)
+	return errs
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(x)
+	case time.Time:
+		return x.Format(time.RFC3339)
+	}
+	return strings.TrimSpace(fmt.Sprint(v))
+}
+
+func list(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if s := scalar(e); s != "" {
+				out = append(out, s)
+			}
+		}
+	case string:
+		for _, s := range strings.Split(x, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	default:
+		if s := scalar(v); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func number(v any) (float64, error) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case uint64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case string:
+		return strconv.ParseFloat(strings.TrimSpace(x), 64)
+	}
+	return 0, fmt.Errorf("not a number: %v", v)
+}
+
+var timeLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04",
+	"2006-01-02", "2006/01/02", "3:04 pm on 2 January, 2006", "3:04 pm on 2 Jan, 2006",
+}
+
+// ParseTime reads the date and time forms accepted in front matter.
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not a date or time: %q (use YYYY-MM-DD or RFC 3339)", s)
+}
+
+func timeOf(v any) (*time.Time, error) {
+	if t, ok := v.(time.Time); ok {
+		t = t.UTC()
+		return &t, nil
+	}
+	t, err := ParseTime(scalar(v))
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+func dedup(s []string) []string {
+	if len(s) < 2 {
+		return s
+	}
+	seen := make(map[string]bool, len(s))
+	out := s[:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

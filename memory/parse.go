@@ -1,0 +1,121 @@
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// MaxParse is the largest file whose metadata is parsed; larger files are
+// stored and searchable but declare no metadata.
+const MaxParse = 4 << 20
+
+// Parsed is the result of Parse.
+type Parsed struct {
+	Meta Meta
+	// BodyOffset is where the text after the front matter starts.
+	BodyOffset int
+	// Err describes broken front matter or bad values; the bytes are kept
+	// as written regardless.
+	Err error
+}
+
+// Parse reads metadata from a memory named name with the given content.
+func Parse(name string, content []byte) Parsed {
+	var p Parsed
+	if len(content) > MaxParse {
+		return p
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".json":
+		p.Err = parseJSON(content, &p.Meta)
+	case ".jsonl", ".ndjson":
+		// Logs carry no file-level metadata.
+	default:
+		p.BodyOffset, p.Err = parseFrontMatter(content, &p.Meta)
+	}
+	return p
+}
+
+func parseFrontMatter(content []byte, m *Meta) (int, error) {
+	first, rest, ok := cutLine(content)
+	if !ok || strings.TrimRight(string(first), " \t\r") != "---" {
+		return 0, nil
+	}
+	off := len(content) - len(rest)
+	var yml []byte
+	end := -1
+	for len(rest) > 0 {
+		line, next, _ := cutLine(rest)
+		t := strings.TrimRight(string(line), " \t\r")
+		if t == "---" || t == "..." {
+			yml = content[off : len(content)-len(rest)]
+			end = len(content) - len(next)
+			break
+		}
+		rest = next
+	}
+	if end < 0 {
+		return 0, errors.New("front matter starts with --- but is never closed by a --- line")
+	}
+	var kv map[string]any
+	if err := yaml.Unmarshal(yml, &kv); err != nil {
+		return end, fmt.Errorf("front matter is not valid YAML: %v", yamlMsg(err))
+	}
+	if errs := m.fromMap(kv); len(errs) > 0 {
+		return end, fmt.Errorf("front matter: %s", strings.Join(errs, "; "))
+	}
+	return end, nil
+}
+
+func parseJSON(content []byte, m *Meta) error {
+	if len(bytes.TrimSpace(content)) == 0 {
+		return nil
+	}
+	var top any
+	if err := json.Unmarshal(content, &top); err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	obj, ok := top.(map[string]any)
+	if !ok {
+		return nil // arrays and scalars are fine, they just carry no metadata
+	}
+	kv := map[string]any{}
+	for k, v := range obj {
+		if _, known := recognised[strings.ToLower(k)]; known {
+			kv[k] = v
+		}
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		for k, v := range md {
+			kv[k] = v
+		}
+	}
+	if errs := m.fromMap(kv); len(errs) > 0 {
+		return fmt.Errorf("metadata: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+var recognised = map[string]struct{}{
+	"id": {}, "memory_id": {}, "type": {}, "user": {}, "users": {}, "entities": {},
+	"tags": {}, "topic": {}, "importance": {}, "importance_score": {}, "created": {},
+	"related": {}, "related_files": {}, "expires": {},
+}
+
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return b, nil, false
+	}
+	return b[:i], b[i+1:], true
+}
+
+func yamlMsg(err error) string {
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"syscall"
+)
+
+// AttrChange is a Setattr request; nil fields are left alone.
+type AttrChange struct {
+	Mode         *uint32 // permission bits only
+	Uid, Gid     *uint32
+	Size         *uint64
+	Atime, Mtime *int64 // unix ns
+}
+
+// SetAttr applies c to ino and returns the new attributes.
+func (s *Store) SetAttr(ino uint64, c AttrChange) (Inode, error) {
+	if c.Size != nil {
+		if f := s.openState(ino); f != nil {
+			i, err := s.inode(ino)
+			if err != nil {
+				return Inode{}, err
+			}
+			if !i.IsReg() {
+				return Inode{}, syscall.EINVAL
+			}
+			f.mu.Lock()
+			err = s.truncateLocked(f, i, *c.Size)
+			f.mu.Unlock()
+			if err != nil {
+				return Inode{}, err
+			}
+		} else if err := s.Truncate(ino, *c.Size); err != nil {
+			return Inode{}, err
+		}
+	}
+	if c.Mode == nil && c.Uid == nil && c.Gid == nil && c.Atime == nil && c.Mtime == nil {
+		return s.Attr(ino)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.editable(ino)
+	if err != nil {
+		return Inode{}, err
+	}
+	if c.Mode != nil {
+		i.Mode = i.Mode&syscall.S_IFMT | *c.Mode&0o7777
+	}
+	if c.Uid != nil {
+		i.Uid = *c.Uid
+	}
+	if c.Gid != nil {
+		i.Gid = *c.Gid
+	}
+	if c.Atime != nil {
+		i.Atime = *c.Atime
+	}
+	if c.Mtime != nil {
+		i.Mtime = *c.Mtime
+	}
+	i.Ctime = s.now().UnixNano()
+	if err := s.update(nil, i); err != nil {
+		return Inode{}, err
+	}
+	return *i.clone(), nil
+}

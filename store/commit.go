@@ -1,0 +1,207 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"math"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/memory"
+)
+
+// Flush commits the pending changes of ino (close).
+func (s *Store) Flush(ino uint64) error {
+	if f := s.openState(ino); f != nil {
+		return s.commit(f)
+	}
+	return nil
+}
+
+// Fsync commits ino and makes the store durable.
+func (s *Store) Fsync(ino uint64) error {
+	if err := s.Flush(ino); err != nil {
+		return err
+	}
+	return s.kv.Sync()
+}
+
+// Sync makes every committed change durable.
+func (s *Store) Sync() error { return s.kv.Sync() }
+
+// spill writes full dirty chunks ahead of the commit. Caller holds f.mu.
+func (s *Store) spill(f *openFile) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.dropStale(f); err != nil {
+		return err
+	}
+	b := s.kv.NewBatch()
+	for idx, c := range f.dirty {
+		if len(c) == ChunkSize {
+			if err := b.Set(backend.ChunkKey(f.ino, idx), c); err != nil {
+				b.Cancel()
+				return err
+			}
+			delete(f.dirty, idx)
+			f.dirtyBytes -= ChunkSize
+		}
+	}
+	return b.Flush()
+}
+
+// dropStale deletes stored chunks past truncFloor that are not dirty.
+// Caller holds f.mu and s.mu.
+func (s *Store) dropStale(f *openFile) error {
+	if f.truncFloor == math.MaxUint64 {
+		return nil
+	}
+	first := uint32(f.truncFloor / ChunkSize)
+	var stale [][]byte
+	err := s.kv.View(func(t backend.Txn) error {
+		return t.Scan(backend.ChunkPrefix(f.ino), backend.ChunkKey(f.ino, first), true, func(k, _ []byte) bool {
+			if _, ok := f.dirty[backend.ChunkIndex(k)]; !ok {
+				stale = append(stale, append([]byte(nil), k...))
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for len(stale) > 0 {
+		n := min(len(stale), 10000)
+		err := s.kv.Update(func(t backend.Txn) error {
+			for _, k := range stale[:n] {
+				if err := t.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		stale = stale[n:]
+	}
+	f.truncFloor = math.MaxUint64
+	return nil
+}
+
+// commit stores the dirty state of f with its metadata in one transaction.
+func (s *Store) commit(f *openFile) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.modified {
+		return nil
+	}
+	i, err := s.inode(f.ino)
+	if err != nil {
+		return err
+	}
+	if len(i.Links) == 0 {
+		// Unlinked: nothing to keep.
+		f.modified, f.dirty, f.dirtyBytes = false, nil, 0
+		return nil
+	}
+	// Hash and parse outside s.mu: reads see the dirty chunks through f.
+	s.icMu.RLock()
+	size, name := i.Size, i.Links[0].Name
+	s.icMu.RUnlock()
+	sum, head, err := s.digest(f, size)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.dropStale(f); err != nil {
+		return err
+	}
+	rec, err := s.record(f.ino)
+	if err != nil {
+		return err
+	}
+	parsed := memory.Parse(name, head)
+	changed := rec.SHA256 != sum
+	rec.applyParse(parsed)
+	if changed {
+		rec.SHA256 = sum
+		rec.Version++
+		s.icMu.RLock()
+		rec.Modified = i.Mtime
+		s.icMu.RUnlock()
+	}
+	ino := f.ino
+	s.icMu.RLock()
+	snapshot := i.clone()
+	s.icMu.RUnlock()
+	err = s.kv.Update(func(t backend.Txn) error {
+		for idx, c := range f.dirty {
+			if err := t.Set(backend.ChunkKey(ino, idx), c); err != nil {
+				return err
+			}
+		}
+		if err := putInode(t, snapshot); err != nil {
+			return err
+		}
+		return putRecord(t, ino, rec)
+	})
+	if errors.Is(err, backend.ErrTxnTooBig) {
+		// Too much at once: write the chunks in a batch first.
+		b := s.kv.NewBatch()
+		for idx, c := range f.dirty {
+			if err = b.Set(backend.ChunkKey(ino, idx), c); err != nil {
+				b.Cancel()
+				return err
+			}
+		}
+		if err = b.Flush(); err != nil {
+			return err
+		}
+		err = s.kv.Update(func(t backend.Txn) error {
+			if err := putInode(t, snapshot); err != nil {
+				return err
+			}
+			return putRecord(t, ino, rec)
+		})
+	}
+	if err != nil {
+		return err
+	}
+	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
+	f.committedSize = size
+	return nil
+}
+
+// headMax is how much of a file is kept in hand for metadata parsing.
+const headMax = memory.MaxParse
+
+// digest hashes the current content and returns the first headMax bytes.
+// Caller holds f.mu.
+func (s *Store) digest(f *openFile, size uint64) (string, []byte, error) {
+	h := sha256.New()
+	var head []byte
+	err := s.kv.View(func(t backend.Txn) error {
+		for pos := uint64(0); pos < size; pos += ChunkSize {
+			idx := uint32(pos / ChunkSize)
+			c, err := s.chunk(t, f, f.ino, idx)
+			if err != nil {
+				return err
+			}
+			n := int(min(ChunkSize, size-pos))
+			if len(c) > n {
+				c = c[:n]
+			}
+			h.Write(c)
+			if len(c) < n {
+				h.Write(make([]byte, n-len(c)))
+			}
+			if size <= headMax {
+				head = append(head, c...)
+				head = append(head, make([]byte, n-len(c))...)
+			}
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), head, err
+}

@@ -1,0 +1,311 @@
+package store
+
+import (
+	"errors"
+	"math"
+	"sync"
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// spillBytes is how much dirty data an inode may hold before full chunks are
+// written to the KV ahead of the commit.
+const spillBytes = 8 << 20
+
+// openFile is the shared write state of one inode with open handles.
+type openFile struct {
+	ino uint64
+
+	// mu guards everything below. It is taken before Store.mu.
+	mu sync.Mutex
+	// refs counts open handles (Store.filesMu guards refs, not mu).
+	refs int
+	// dirty holds chunks changed since the last commit, by chunk index.
+	dirty      map[uint32][]byte
+	dirtyBytes int
+	// truncFloor: stored chunks at or past this offset are stale (the file
+	// was truncated below it since the last commit); MaxUint64 if none.
+	truncFloor uint64
+	// modified: content changed since the last commit.
+	modified bool
+	// appendOnly: every change since the last commit was an append.
+	appendOnly bool
+	// committedSize is the size at the last commit.
+	committedSize uint64
+}
+
+// Open registers an open handle of ino and returns nothing but an error; the
+// caller must call Release once. Reads also count as accesses.
+func (s *Store) Open(ino uint64, forRead bool) error {
+	i, err := s.inode(ino)
+	if err != nil {
+		return err
+	}
+	if forRead {
+		s.touch(ino)
+	}
+	s.icMu.RLock()
+	size := i.Size
+	s.icMu.RUnlock()
+	s.filesMu.Lock()
+	f := s.files[ino]
+	if f == nil {
+		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, appendOnly: true}
+		s.files[ino] = f
+	}
+	f.refs++
+	s.filesMu.Unlock()
+	return nil
+}
+
+// Release drops one open handle. The last release of an unlinked inode
+// frees its content.
+func (s *Store) Release(ino uint64) error {
+	s.filesMu.Lock()
+	f := s.files[ino]
+	if f == nil {
+		s.filesMu.Unlock()
+		return nil
+	}
+	f.refs--
+	last := f.refs == 0
+	if last {
+		delete(s.files, ino)
+	}
+	s.filesMu.Unlock()
+	if !last {
+		return nil
+	}
+	err := s.commit(f)
+	if i, ierr := s.inode(ino); ierr == nil && len(i.Links) == 0 && !i.IsDir() {
+		s.mu.Lock()
+		err = errors.Join(err, s.purge(ino))
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *Store) openState(ino uint64) *openFile {
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	return s.files[ino]
+}
+
+// ReadAt reads from ino at off into dest and returns the bytes read (short
+// only at end of file).
+func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, syscall.EINVAL
+	}
+	if f := s.openState(ino); f != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return s.readLocked(ino, f, dest, uint64(off))
+	}
+	return s.readLocked(ino, nil, dest, uint64(off))
+}
+
+func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (int, error) {
+	i, err := s.inode(ino)
+	if err != nil {
+		return 0, err
+	}
+	s.icMu.RLock()
+	size := i.Size
+	s.icMu.RUnlock()
+	if off >= size {
+		return 0, nil
+	}
+	end := min(size, off+uint64(len(dest)))
+	n := int(end - off)
+	dest = dest[:n]
+	err = s.kv.View(func(t backend.Txn) error {
+		for pos := off; pos < end; {
+			idx := uint32(pos / ChunkSize)
+			cstart := uint64(idx) * ChunkSize
+			cend := min(cstart+ChunkSize, end)
+			chunk, err := s.chunk(t, f, ino, idx)
+			if err != nil {
+				return err
+			}
+			out := dest[pos-off : cend-off]
+			lo := pos - cstart
+			c := 0
+			if lo < uint64(len(chunk)) {
+				c = copy(out, chunk[lo:])
+			}
+			clear(out[c:])
+			pos = cend
+		}
+		return nil
+	})
+	return n, err
+}
+
+// chunk returns chunk idx as currently seen (dirty, stale-after-truncate,
+// or stored). The result may be shorter than ChunkSize; missing bytes are
+// zeros. It must not be modified.
+func (s *Store) chunk(t backend.Txn, f *openFile, ino uint64, idx uint32) ([]byte, error) {
+	if f != nil {
+		if c, ok := f.dirty[idx]; ok {
+			return c, nil
+		}
+		if uint64(idx)*ChunkSize >= f.truncFloor {
+			return nil, nil
+		}
+	}
+	c, err := t.Get(backend.ChunkKey(ino, idx))
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// dirtyChunk returns a writable copy of chunk idx, loading it if needed.
+// Caller holds f.mu.
+func (s *Store) dirtyChunk(f *openFile, idx uint32) ([]byte, error) {
+	if c, ok := f.dirty[idx]; ok {
+		return c, nil
+	}
+	var c []byte
+	err := s.kv.View(func(t backend.Txn) error {
+		old, err := s.chunk(t, f, f.ino, idx)
+		c = append(make([]byte, 0, ChunkSize), old...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f.dirty == nil {
+		f.dirty = map[uint32][]byte{}
+	}
+	f.dirty[idx] = c
+	f.dirtyBytes += ChunkSize
+	return c, nil
+}
+
+// WriteAt writes data at off into ino, which must be open.
+func (s *Store) WriteAt(ino uint64, data []byte, off int64) (int, error) {
+	f := s.openState(ino)
+	if f == nil {
+		return 0, syscall.EBADF
+	}
+	if off < 0 {
+		return 0, syscall.EINVAL
+	}
+	end := uint64(off) + uint64(len(data))
+	if end > MaxFileSize {
+		return 0, syscall.EFBIG
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i, err := s.inode(ino)
+	if err != nil {
+		return 0, err
+	}
+	s.icMu.RLock()
+	size := i.Size
+	s.icMu.RUnlock()
+	if uint64(off) != size {
+		f.appendOnly = false
+	}
+	for pos := uint64(off); pos < end; {
+		idx := uint32(pos / ChunkSize)
+		cstart := uint64(idx) * ChunkSize
+		cend := min(cstart+ChunkSize, end)
+		c, err := s.dirtyChunk(f, idx)
+		if err != nil {
+			return 0, err
+		}
+		if need := int(cend - cstart); len(c) < need {
+			c = c[:need] // capacity is ChunkSize; bytes past the old length are zero
+			clear(c[len(f.dirty[idx]):])
+		}
+		copy(c[pos-cstart:], data[pos-uint64(off):cend-uint64(off)])
+		f.dirty[idx] = c
+		pos = cend
+	}
+	f.modified = true
+	s.setSize(i, max(size, end), true)
+	if f.dirtyBytes >= spillBytes {
+		if err := s.spill(f); err != nil {
+			return 0, err
+		}
+	}
+	return len(data), nil
+}
+
+// setSize updates the cached size (and times) of an inode being written.
+func (s *Store) setSize(i *Inode, size uint64, touch bool) {
+	now := s.now().UnixNano()
+	s.mu.Lock()
+	s.icMu.Lock()
+	i = s.inodes[i.Ino]
+	if i != nil {
+		i.Size = size
+		if touch {
+			i.Mtime, i.Ctime = now, now
+		}
+	}
+	s.icMu.Unlock()
+	s.mu.Unlock()
+}
+
+// Truncate sets the size of ino. Caller holds f.mu.
+func (s *Store) truncateLocked(f *openFile, i *Inode, size uint64) error {
+	if size > MaxFileSize {
+		return syscall.EFBIG
+	}
+	s.icMu.RLock()
+	old := i.Size
+	s.icMu.RUnlock()
+	if size < old {
+		idx := uint32(size / ChunkSize)
+		if size%ChunkSize != 0 {
+			c, err := s.dirtyChunk(f, idx)
+			if err != nil {
+				return err
+			}
+			if keep := int(size % ChunkSize); len(c) > keep {
+				f.dirty[idx] = c[:keep]
+			}
+			idx++
+		}
+		for k := range f.dirty {
+			if k >= idx {
+				delete(f.dirty, k)
+				f.dirtyBytes -= ChunkSize
+			}
+		}
+		f.truncFloor = min(f.truncFloor, uint64(idx)*ChunkSize)
+	}
+	if size != old {
+		f.appendOnly = false
+		f.modified = true
+	}
+	s.setSize(i, size, true)
+	return nil
+}
+
+// Truncate sets the size of ino, committing at once when no handle is open.
+func (s *Store) Truncate(ino uint64, size uint64) error {
+	i, err := s.inode(ino)
+	if err != nil {
+		return err
+	}
+	if i.IsDir() {
+		return syscall.EISDIR
+	}
+	if !i.IsReg() {
+		return syscall.EINVAL
+	}
+	if err := s.Open(ino, false); err != nil {
+		return err
+	}
+	f := s.openState(ino)
+	f.mu.Lock()
+	err = s.truncateLocked(f, i, size)
+	f.mu.Unlock()
+	return errors.Join(err, s.Release(ino))
+}

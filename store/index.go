@@ -1,0 +1,135 @@
+package store
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Memories calls fn for every linked regular file, in inode order.
+func (s *Store) Memories(fn func(Info) error) error {
+	type rec struct {
+		ino uint64
+		r   *Record
+	}
+	var recs []rec
+	err := s.kv.View(func(t backend.Txn) error {
+		var jerr error
+		err := t.Scan(backend.MetaPrefix(), nil, false, func(k, v []byte) bool {
+			r := &Record{}
+			if jerr = json.Unmarshal(v, r); jerr != nil {
+				return false
+			}
+			recs = append(recs, rec{backend.KeyIno(k), r})
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return jerr
+	})
+	if err != nil {
+		return err
+	}
+	for _, x := range recs {
+		i, err := s.Attr(x.ino)
+		if err != nil || !i.IsReg() || len(i.Links) == 0 {
+			continue
+		}
+		p, err := s.Path(x.ino)
+		if err != nil {
+			continue
+		}
+		s.accMu.Lock()
+		if a, ok := s.access[x.ino]; ok {
+			x.r.LastAccessed = max(x.r.LastAccessed, a.last)
+			x.r.AccessCount += a.count
+		}
+		s.accMu.Unlock()
+		if err := fn(info(&i, p, x.r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats is the health summary of a store.
+type Stats struct {
+	Memories    int              `json:"memories"`
+	Directories int              `json:"directories"`
+	Bytes       uint64           `json:"bytes"`
+	Trees       map[string]Tree  `json:"trees"`
+	LargestDirs []DirCount       `json:"largest_directories"`
+	Errors      int              `json:"memories_with_errors"`
+	Disk        map[string]int64 `json:"disk_bytes"`
+	Duplicates  int              `json:"duplicate_files"`
+}
+
+// Tree is the size of one top-level directory.
+type Tree struct {
+	Files int    `json:"files"`
+	Bytes uint64 `json:"bytes"`
+}
+
+// DirCount is the number of entries of one directory.
+type DirCount struct {
+	Path    string `json:"path"`
+	Entries int    `json:"entries"`
+}
+
+// Stats walks the store and summarises it.
+func (s *Store) Stats() (Stats, error) {
+	st := Stats{Trees: map[string]Tree{}}
+	seen := map[string]int{}
+	err := s.Memories(func(in Info) error {
+		st.Memories++
+		st.Bytes += in.Size
+		t := st.Trees[TopDir(in.Path)]
+		t.Files++
+		t.Bytes += in.Size
+		st.Trees[TopDir(in.Path)] = t
+		if in.Error != "" {
+			st.Errors++
+		}
+		if in.Size > 0 {
+			seen[in.SHA256]++
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	for _, n := range seen {
+		if n > 1 {
+			st.Duplicates += n - 1
+		}
+	}
+	counts := map[uint64]int{}
+	err = s.kv.View(func(t backend.Txn) error {
+		return t.Scan([]byte{backend.PrefixDirent}, nil, true, func(k, _ []byte) bool {
+			counts[backend.DirentDir(k)]++
+			return true
+		})
+	})
+	if err != nil {
+		return st, err
+	}
+	for dir, n := range counts {
+		st.Directories++
+		if p, err := s.Path(dir); err == nil {
+			st.LargestDirs = append(st.LargestDirs, DirCount{p, n})
+		}
+	}
+	sort.Slice(st.LargestDirs, func(a, b int) bool {
+		x, y := st.LargestDirs[a], st.LargestDirs[b]
+		return x.Entries > y.Entries || x.Entries == y.Entries && strings.Compare(x.Path, y.Path) < 0
+	})
+	if len(st.LargestDirs) > 10 {
+		st.LargestDirs = st.LargestDirs[:10]
+	}
+	lsm, vlog := s.kv.Size()
+	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog}
+	return st, nil
+}

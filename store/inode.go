@@ -1,0 +1,164 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// RootIno is the inode number of the root directory.
+const RootIno = 1
+
+// Link is one name of an inode.
+type Link struct {
+	Parent uint64
+	Name   string
+}
+
+// Inode is the persistent attributes of a node.
+type Inode struct {
+	Ino                        uint64
+	Mode                       uint32 // file type and permission bits (syscall.S_IF*)
+	Uid, Gid                   uint32
+	Rdev                       uint32
+	Size                       uint64
+	Atime, Mtime, Ctime, Btime int64 // unix nanoseconds
+	Subdirs                    uint32 // directories: number of child directories
+	Links                      []Link // every name of this inode; directories have one
+	Target                     string // symlinks: the target
+}
+
+// IsDir reports whether the inode is a directory.
+func (i *Inode) IsDir() bool { return i.Mode&syscall.S_IFMT == syscall.S_IFDIR }
+
+// IsReg reports whether the inode is a regular file.
+func (i *Inode) IsReg() bool { return i.Mode&syscall.S_IFMT == syscall.S_IFREG }
+
+// Nlink is the POSIX link count.
+func (i *Inode) Nlink() uint32 {
+	if i.IsDir() {
+		return 2 + i.Subdirs
+	}
+	return uint32(len(i.Links))
+}
+
+func (i *Inode) clone() *Inode {
+	c := *i
+	c.Links = append([]Link(nil), i.Links...)
+	return &c
+}
+
+func (i *Inode) addLink(parent uint64, name string) {
+	i.Links = append(i.Links, Link{parent, name})
+}
+
+func (i *Inode) dropLink(parent uint64, name string) {
+	for k, l := range i.Links {
+		if l.Parent == parent && l.Name == name {
+			i.Links = append(i.Links[:k], i.Links[k+1:]...)
+			return
+		}
+	}
+}
+
+const inodeFormat = 1
+
+func (i *Inode) encode() []byte {
+	b := make([]byte, 0, 96+len(i.Target)+16*len(i.Links))
+	b = append(b, inodeFormat)
+	for _, v := range []uint64{i.Ino, uint64(i.Mode), uint64(i.Uid), uint64(i.Gid), uint64(i.Rdev), i.Size, uint64(i.Subdirs)} {
+		b = binary.AppendUvarint(b, v)
+	}
+	for _, v := range []int64{i.Atime, i.Mtime, i.Ctime, i.Btime} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(len(i.Links)))
+	for _, l := range i.Links {
+		b = binary.AppendUvarint(b, l.Parent)
+		b = binary.AppendUvarint(b, uint64(len(l.Name)))
+		b = append(b, l.Name...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(i.Target)))
+	return append(b, i.Target...)
+}
+
+var errCorrupt = errors.New("store: corrupt inode record")
+
+func decodeInode(b []byte) (*Inode, error) {
+	if len(b) == 0 || b[0] != inodeFormat {
+		return nil, errCorrupt
+	}
+	d := decoder{b: b[1:]}
+	i := &Inode{}
+	var mode, uid, gid, rdev, subdirs uint64
+	for _, p := range []*uint64{&i.Ino, &mode, &uid, &gid, &rdev, &i.Size, &subdirs} {
+		*p = d.uvarint()
+	}
+	i.Mode, i.Uid, i.Gid, i.Rdev, i.Subdirs = uint32(mode), uint32(uid), uint32(gid), uint32(rdev), uint32(subdirs)
+	for _, p := range []*int64{&i.Atime, &i.Mtime, &i.Ctime, &i.Btime} {
+		*p = d.varint()
+	}
+	n := d.uvarint()
+	if n > 1<<20 {
+		return nil, errCorrupt
+	}
+	for k := uint64(0); k < n; k++ {
+		p := d.uvarint()
+		i.Links = append(i.Links, Link{p, d.str()})
+	}
+	i.Target = d.str()
+	if d.err {
+		return nil, fmt.Errorf("%w (ino %d)", errCorrupt, i.Ino)
+	}
+	return i, nil
+}
+
+type decoder struct {
+	b   []byte
+	err bool
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) str() string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.err = true
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+// dirent value: child ino (8 bytes) + mode (4 bytes).
+func encodeDirent(ino uint64, mode uint32) []byte {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 12), ino)
+	return binary.BigEndian.AppendUint32(b, mode)
+}
+
+func decodeDirent(b []byte) (uint64, uint32, error) {
+	if len(b) != 12 {
+		return 0, 0, errCorrupt
+	}
+	return binary.BigEndian.Uint64(b), binary.BigEndian.Uint32(b[8:]), nil
+}

@@ -1,0 +1,317 @@
+package store
+
+import (
+	"errors"
+	"strings"
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Dirent is one directory entry.
+type Dirent struct {
+	Name string
+	Ino  uint64
+	Mode uint32
+}
+
+// EmptySHA256 is the SHA-256 of no bytes.
+const EmptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// Owner is who creates a node.
+type Owner struct{ Uid, Gid uint32 }
+
+func checkName(name string) error {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return syscall.EINVAL
+	case len(name) > NameMax:
+		return syscall.ENAMETOOLONG
+	case strings.ContainsAny(name, "/\x00"):
+		return syscall.EINVAL
+	}
+	return nil
+}
+
+// Lookup finds name in directory dir.
+func (s *Store) Lookup(dir uint64, name string) (Inode, error) {
+	if len(name) > NameMax {
+		return Inode{}, syscall.ENAMETOOLONG
+	}
+	ino, _, err := s.lookup(dir, name)
+	if err != nil {
+		return Inode{}, err
+	}
+	return s.Attr(ino)
+}
+
+func (s *Store) lookup(dir uint64, name string) (uint64, uint32, error) {
+	var v []byte
+	err := s.kv.View(func(t backend.Txn) error {
+		var err error
+		v, err = t.Get(backend.DirentKey(dir, name))
+		return err
+	})
+	if errors.Is(err, backend.ErrNotFound) {
+		return 0, 0, syscall.ENOENT
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return decodeDirent(v)
+}
+
+// ReadDir lists directory dir in name order.
+func (s *Store) ReadDir(dir uint64) ([]Dirent, error) {
+	var out []Dirent
+	err := s.kv.View(func(t backend.Txn) error {
+		return t.Scan(backend.DirentPrefix(dir), nil, false, func(k, v []byte) bool {
+			ino, mode, err := decodeDirent(v)
+			if err == nil {
+				out = append(out, Dirent{backend.DirentName(k), ino, mode})
+			}
+			return true
+		})
+	})
+	return out, err
+}
+
+// newNode creates a node named name in dir. Caller holds mu.
+func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target string, extra func(t backend.Txn, i *Inode) error) (*Inode, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if dir == RootIno && s.opts.Reserved[name] {
+		return nil, syscall.EEXIST
+	}
+	p, err := s.editable(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !p.IsDir() {
+		return nil, syscall.ENOTDIR
+	}
+	if len(p.Links) == 0 && p.Ino != RootIno {
+		return nil, syscall.ENOENT // removed directory
+	}
+	if _, _, err := s.lookup(dir, name); err == nil {
+		return nil, syscall.EEXIST
+	} else if !errors.Is(err, syscall.ENOENT) {
+		return nil, err
+	}
+	ino, err := s.allocIno()
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UnixNano()
+	i := &Inode{Ino: ino, Mode: mode, Uid: own.Uid, Gid: own.Gid, Atime: now, Mtime: now,
+		Ctime: now, Btime: now, Links: []Link{{dir, name}}, Target: target}
+	if target != "" {
+		i.Size = uint64(len(target))
+	}
+	p.Mtime, p.Ctime = now, now
+	if i.IsDir() {
+		p.Subdirs++
+	}
+	err = s.update(func(t backend.Txn) error {
+		if extra != nil {
+			if err := extra(t, i); err != nil {
+				return err
+			}
+		}
+		if err := putInode(t, i); err != nil { // extra may have changed it
+			return err
+		}
+		return t.Set(backend.DirentKey(dir, name), encodeDirent(ino, mode))
+	}, p)
+	if err != nil {
+		return nil, err
+	}
+	s.icMu.Lock()
+	s.inodes[ino] = i
+	s.icMu.Unlock()
+	return i.clone(), nil
+}
+
+// Create makes an empty regular file.
+func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.newNode(dir, name, syscall.S_IFREG|perm&0o7777, own, "", func(t backend.Txn, i *Inode) error {
+		return putRecord(t, i.Ino, &Record{SHA256: EmptySHA256})
+	})
+	if err != nil {
+		return Inode{}, err
+	}
+	return *i, nil
+}
+
+// Mkdir makes a directory.
+func (s *Store) Mkdir(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.newNode(dir, name, syscall.S_IFDIR|perm&0o7777, own, "", nil)
+	if err != nil {
+		return Inode{}, err
+	}
+	return *i, nil
+}
+
+// Mknod makes a special file (FIFO, socket, device).
+func (s *Store) Mknod(dir uint64, name string, mode, rdev uint32, own Owner) (Inode, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.newNode(dir, name, mode, own, "", func(_ backend.Txn, i *Inode) error {
+		i.Rdev = rdev
+		return nil
+	})
+	if err != nil {
+		return Inode{}, err
+	}
+	return *i, nil
+}
+
+// Symlink makes a symbolic link to target.
+func (s *Store) Symlink(dir uint64, name, target string, own Owner) (Inode, error) {
+	if target == "" {
+		return Inode{}, syscall.ENOENT
+	}
+	if len(target) > 4095 {
+		return Inode{}, syscall.ENAMETOOLONG
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.newNode(dir, name, syscall.S_IFLNK|0o777, own, target, nil)
+	if err != nil {
+		return Inode{}, err
+	}
+	return *i, nil
+}
+
+// Readlink returns a symlink's target.
+func (s *Store) Readlink(ino uint64) (string, error) {
+	i, err := s.Attr(ino)
+	if err != nil {
+		return "", err
+	}
+	if i.Mode&syscall.S_IFMT != syscall.S_IFLNK {
+		return "", syscall.EINVAL
+	}
+	return i.Target, nil
+}
+
+// Link adds the name dir/name for the existing inode ino.
+func (s *Store) Link(ino, dir uint64, name string) (Inode, error) {
+	if err := checkName(name); err != nil {
+		return Inode{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if dir == RootIno && s.opts.Reserved[name] {
+		return Inode{}, syscall.EEXIST
+	}
+	i, err := s.editable(ino)
+	if err != nil {
+		return Inode{}, err
+	}
+	if i.IsDir() {
+		return Inode{}, syscall.EPERM
+	}
+	if len(i.Links) == 0 {
+		return Inode{}, syscall.ENOENT
+	}
+	p, err := s.editable(dir)
+	if err != nil {
+		return Inode{}, err
+	}
+	if _, _, err := s.lookup(dir, name); err == nil {
+		return Inode{}, syscall.EEXIST
+	}
+	now := s.now().UnixNano()
+	i.addLink(dir, name)
+	i.Ctime = now
+	p.Mtime, p.Ctime = now, now
+	err = s.update(func(t backend.Txn) error {
+		return t.Set(backend.DirentKey(dir, name), encodeDirent(ino, i.Mode))
+	}, i, p)
+	return *i, err
+}
+
+// Path returns the canonical path of ino ("/episodic/a.md"), following its
+// first link up to the root.
+func (s *Store) Path(ino uint64) (string, error) {
+	var parts []string
+	for n := 0; ino != RootIno; n++ {
+		if n > 4096 {
+			return "", syscall.ELOOP
+		}
+		i, err := s.inode(ino)
+		if err != nil {
+			return "", err
+		}
+		s.icMu.RLock()
+		if len(i.Links) == 0 {
+			s.icMu.RUnlock()
+			return "", syscall.ENOENT
+		}
+		l := i.Links[0]
+		s.icMu.RUnlock()
+		parts = append(parts, l.Name)
+		ino = l.Parent
+	}
+	var b strings.Builder
+	for k := len(parts) - 1; k >= 0; k-- {
+		b.WriteByte('/')
+		b.WriteString(parts[k])
+	}
+	if b.Len() == 0 {
+		return "/", nil
+	}
+	return b.String(), nil
+}
+
+// Resolve finds the inode at a slash-separated path relative to the root.
+// Symlinks are not followed.
+func (s *Store) Resolve(p string) (uint64, error) {
+	ino := uint64(RootIno)
+	for _, part := range strings.Split(p, "/") {
+		if part == "" || part == "." {
+			continue
+		}
+		if part == ".." {
+			return 0, syscall.EINVAL
+		}
+		next, _, err := s.lookup(ino, part)
+		if err != nil {
+			return 0, err
+		}
+		ino = next
+	}
+	return ino, nil
+}
+
+// mkdirAll makes the directories of p (relative to the root) and returns the
+// last one. Caller holds mu.
+func (s *Store) mkdirAll(p string, own Owner) (uint64, error) {
+	ino := uint64(RootIno)
+	for _, part := range strings.Split(p, "/") {
+		if part == "" || part == "." {
+			continue
+		}
+		next, mode, err := s.lookup(ino, part)
+		switch {
+		case err == nil && mode&syscall.S_IFMT != syscall.S_IFDIR:
+			return 0, syscall.ENOTDIR
+		case errors.Is(err, syscall.ENOENT):
+			i, err := s.newNode(ino, part, syscall.S_IFDIR|0o755, own, "", nil)
+			if err != nil {
+				return 0, err
+			}
+			next = i.Ino
+		case err != nil:
+			return 0, err
+		}
+		ino = next
+	}
+	return ino, nil
+}

@@ -1,0 +1,196 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/memory"
+)
+
+// Record is what the store knows about a memory beyond its bytes: the
+// metadata it declares and the system metadata kept for it. It is never
+// written into the file.
+type Record struct {
+	Meta         memory.Meta `json:"meta"`
+	SHA256       string      `json:"sha256,omitempty"`
+	Version      int         `json:"version"`
+	Modified     int64       `json:"modified,omitempty"`      // last content change, unix ns
+	LastAccessed int64       `json:"last_accessed,omitempty"` // unix ns
+	AccessCount  int64       `json:"access_count,omitempty"`
+	Error        string      `json:"error,omitempty"` // broken front matter
+	BodyOffset   int         `json:"body_offset,omitempty"`
+	Trashed      int64       `json:"trashed,omitempty"` // when it was moved to the trash
+	TrashedFrom  string      `json:"trashed_from,omitempty"`
+}
+
+func (r *Record) applyParse(p memory.Parsed) {
+	r.Meta, r.BodyOffset = p.Meta, p.BodyOffset
+	r.Error = ""
+	if p.Err != nil {
+		r.Error = p.Err.Error()
+	}
+}
+
+func putRecord(t backend.Txn, ino uint64, r *Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return t.Set(backend.MetaKey(ino), b)
+}
+
+func getRecord(t backend.Txn, ino uint64) (*Record, error) {
+	b, err := t.Get(backend.MetaKey(ino))
+	if errors.Is(err, backend.ErrNotFound) {
+		return &Record{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &Record{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("store: corrupt metadata of inode %d: %v", ino, err)
+	}
+	return r, nil
+}
+
+// record loads the record of ino with pending access stats applied.
+func (s *Store) record(ino uint64) (*Record, error) {
+	var r *Record
+	err := s.kv.View(func(t backend.Txn) error {
+		var err error
+		r, err = getRecord(t, ino)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.accMu.Lock()
+	if a, ok := s.access[ino]; ok {
+		r.LastAccessed = max(r.LastAccessed, a.last)
+		r.AccessCount += a.count
+	}
+	s.accMu.Unlock()
+	return r, nil
+}
+
+// Record returns the record of ino.
+func (s *Store) Record(ino uint64) (*Record, error) { return s.record(ino) }
+
+type accessStat struct {
+	last  int64
+	count int64
+}
+
+func (s *Store) touch(ino uint64) {
+	now := s.now().UnixNano()
+	s.accMu.Lock()
+	a := s.access[ino]
+	a.last = now
+	a.count++
+	s.access[ino] = a
+	s.accMu.Unlock()
+}
+
+// flushAccess persists pending access statistics.
+func (s *Store) flushAccess() error {
+	s.accMu.Lock()
+	pending := s.access
+	s.access = map[uint64]accessStat{}
+	s.accMu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.kv.Update(func(t backend.Txn) error {
+		for ino, a := range pending {
+			if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
+				continue // removed meanwhile
+			}
+			r, err := getRecord(t, ino)
+			if err != nil {
+				return err
+			}
+			r.LastAccessed = max(r.LastAccessed, a.last)
+			r.AccessCount += a.count
+			if err := putRecord(t, ino, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Info is a memory as listed in meta/index.json and the xattrs.
+type Info struct {
+	Path         string         `json:"path"`
+	Ino          uint64         `json:"ino"`
+	Type         string         `json:"type"`
+	Size         uint64         `json:"size"`
+	Created      time.Time      `json:"created"`
+	Modified     time.Time      `json:"modified"`
+	LastAccessed *time.Time     `json:"last_accessed,omitempty"`
+	AccessCount  int64          `json:"access_count"`
+	SHA256       string         `json:"sha256"`
+	Version      int            `json:"version"`
+	ID           string         `json:"id,omitempty"`
+	Users        []string       `json:"users,omitempty"`
+	Entities     []string       `json:"entities,omitempty"`
+	Tags         []string       `json:"tags,omitempty"`
+	Importance   *float64       `json:"importance,omitempty"`
+	Expires      *time.Time     `json:"expires,omitempty"`
+	Related      []string       `json:"related,omitempty"`
+	Extra        map[string]any `json:"extra,omitempty"`
+	Error        string         `json:"error,omitempty"`
+}
+
+// info builds the Info of a regular file from its inode, path and record.
+func info(i *Inode, p string, r *Record) Info {
+	in := Info{Path: p, Ino: i.Ino, Size: i.Size, SHA256: r.SHA256, Version: r.Version,
+		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.Meta.Users, Entities: r.Meta.Entities,
+		Tags: r.Meta.Tags, Importance: r.Meta.Importance, Expires: r.Meta.Expires,
+		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error,
+		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC()}
+	if r.Meta.Created != nil {
+		in.Created = *r.Meta.Created
+	}
+	if r.LastAccessed != 0 {
+		t := time.Unix(0, r.LastAccessed).UTC()
+		in.LastAccessed = &t
+	}
+	in.Type = r.Meta.Type
+	if in.Type == "" {
+		in.Type = TopDir(p)
+	}
+	return in
+}
+
+// TopDir is the first component of a store path ("/episodic/a.md" → "episodic").
+func TopDir(p string) string {
+	p = strings.TrimPrefix(path.Clean("/"+p), "/")
+	top, _, _ := strings.Cut(p, "/")
+	return top
+}
+
+// Info returns the metadata of the memory at ino.
+func (s *Store) Info(ino uint64) (Info, error) {
+	i, err := s.Attr(ino)
+	if err != nil {
+		return Info{}, err
+	}
+	r, err := s.record(ino)
+	if err != nil {
+		return Info{}, err
+	}
+	p, err := s.Path(ino)
+	if err != nil {
+		return Info{}, err
+	}
+	return info(&i, p, r), nil
+}

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// TrashDir is where removed memories go.
+const TrashDir = "/archive/trash"
+
+// IsScratch reports whether a name is an editor or tool scratch file, which
+// is never kept in the trash.
+func IsScratch(name string) bool {
+	switch {
+	case strings.HasPrefix(name, ".") && (strings.HasSuffix(name, ".swp") || strings.HasSuffix(name, ".swx") || strings.HasSuffix(name, ".swo")),
+		strings.HasSuffix(name, "~"),
+		strings.HasPrefix(name, ".#"),
+		strings.HasSuffix(name, ".tmp"),
+		name == "4913": // vim's probe for a writable directory
+		return true
+	}
+	return false
+}
+
+// Remove unlinks dir/name. A memory (a regular file with one name, outside
+// the trash, older than the scratch age) is moved to archive/trash/ and the
+// new path is returned; anything else is deleted and "" is returned.
+func (s *Store) Remove(dir uint64, name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ino, mode, err := s.lookup(dir, name)
+	if err != nil {
+		return "", err
+	}
+	if mode&syscall.S_IFMT == syscall.S_IFDIR {
+		return "", syscall.EISDIR
+	}
+	i, err := s.editable(ino)
+	if err != nil {
+		return "", err
+	}
+	if s.keepInTrash(dir, name, i) {
+		p, err := s.trash(dir, name, i)
+		if err == nil {
+			return p, nil
+		}
+		s.log.Printf("mnemofs: moving %s to the trash failed, deleting it: %v", name, err)
+	}
+	return "", s.unlink(dir, name, i)
+}
+
+func (s *Store) keepInTrash(dir uint64, name string, i *Inode) bool {
+	if !i.IsReg() || len(i.Links) != 1 || IsScratch(name) {
+		return false
+	}
+	if s.opts.ScratchAge > 0 && time.Duration(s.now().UnixNano()-i.Btime) < s.opts.ScratchAge {
+		return false
+	}
+	dp, err := s.Path(dir)
+	return err == nil && dp != TrashDir && !strings.HasPrefix(dp, TrashDir+"/")
+}
+
+// trash moves dir/name into the trash. Caller holds mu.
+func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
+	orig, err := s.Path(i.Ino)
+	if err != nil {
+		return "", err
+	}
+	tdir, err := s.mkdirAll(TrashDir+path.Dir(orig), Owner{i.Uid, i.Gid})
+	if err != nil {
+		return "", err
+	}
+	dest := name
+	if _, _, err := s.lookup(tdir, dest); err == nil {
+		suffix := "." + s.now().UTC().Format("20060102T150405.000000000")
+		dest = name[:min(len(name), NameMax-len(suffix))] + suffix
+	}
+	if err := s.rename(dir, name, tdir, dest, 0); err != nil {
+		return "", err
+	}
+	rec, err := s.record(i.Ino)
+	if err != nil {
+		return "", err
+	}
+	rec.Trashed, rec.TrashedFrom = s.now().UnixNano(), orig
+	if err := s.kv.Update(func(t backend.Txn) error { return putRecord(t, i.Ino, rec) }); err != nil {
+		return "", err
+	}
+	s.notifyEntry(tdir, dest)
+	p, _ := s.Path(i.Ino)
+	return p, nil
+}
+
+// unlink drops the name dir/name of i (an editable copy); the last name of
+// a closed file frees it, of an open file makes it an orphan. Caller holds mu.
+func (s *Store) unlink(dir uint64, name string, i *Inode) error {
+	p, err := s.editable(dir)
+	if err != nil {
+		return err
+	}
+	now := s.now().UnixNano()
+	p.Mtime, p.Ctime = now, now
+	i.dropLink(dir, name)
+	i.Ctime = now
+	last := len(i.Links) == 0
+	open := s.openState(i.Ino) != nil
+	err = s.update(func(t backend.Txn) error {
+		if last && open {
+			if err := t.Set(backend.OrphanKey(i.Ino), nil); err != nil {
+				return err
+			}
+		}
+		return t.Delete(backend.DirentKey(dir, name))
+	}, i, p)
+	if err != nil || !last || open {
+		return err
+	}
+	return s.purge(i.Ino)
+}
+
+// purge deletes every key of ino. Caller holds mu.
+func (s *Store) purge(ino uint64) error {
+	var keys [][]byte
+	err := s.kv.View(func(t backend.Txn) error {
+		for _, pre := range [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino)} {
+			err := t.Scan(pre, nil, true, func(k, _ []byte) bool {
+				keys = append(keys, append([]byte(nil), k...))
+				return true
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	keys = append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.InodeKey(ino))
+	b := s.kv.NewBatch()
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			b.Cancel()
+			return err
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return err
+	}
+	s.forget(ino)
+	return nil
+}
+
+// cleanOrphans frees inodes that were unlinked while open when the last
+// process stopped.
+func (s *Store) cleanOrphans() error {
+	var orphans []uint64
+	err := s.kv.View(func(t backend.Txn) error {
+		return t.Scan(backend.OrphanPrefix(), nil, true, func(k, _ []byte) bool {
+			orphans = append(orphans, backend.KeyIno(k))
+			return true
+		})
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ino := range orphans {
+		if err := s.purge(ino); err != nil {
+			return fmt.Errorf("freeing orphan inode %d: %w", ino, err)
+		}
+	}
+	return nil
+}
+
+// Rmdir removes the empty directory dir/name.
+func (s *Store) Rmdir(dir uint64, name string) error {
+	if name == "." {
+		return syscall.EINVAL
+	}
+	if name == ".." {
+		return syscall.ENOTEMPTY
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ino, mode, err := s.lookup(dir, name)
+	if err != nil {
+		return err
+	}
+	if mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return syscall.ENOTDIR
+	}
+	if empty, err := s.isEmpty(ino); err != nil {
+		return err
+	} else if !empty {
+		return syscall.ENOTEMPTY
+	}
+	p, err := s.editable(dir)
+	if err != nil {
+		return err
+	}
+	now := s.now().UnixNano()
+	p.Mtime, p.Ctime = now, now
+	p.Subdirs--
+	err = s.update(func(t backend.Txn) error {
+		return t.Delete(backend.DirentKey(dir, name))
+	}, p)
+	if err != nil {
+		return err
+	}
+	return s.purge(ino)
+}
+
+func (s *Store) isEmpty(dir uint64) (bool, error) {
+	empty := true
+	err := s.kv.View(func(t backend.Txn) error {
+		return t.Scan(backend.DirentPrefix(dir), nil, true, func(_, _ []byte) bool {
+			empty = false
+			return false
+		})
+	})
+	return empty, err
+}

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Rename flags (renameat2).
+const (
+	RenameNoReplace = 1
+	RenameExchange  = 2
+)
+
+// Rename moves oldDir/oldName to newDir/newName.
+func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
+	if err := checkName(newName); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if newDir == RootIno && s.opts.Reserved[newName] {
+		return syscall.EEXIST
+	}
+	return s.rename(oldDir, oldName, newDir, newName, flags)
+}
+
+// rename is Rename with mu held.
+func (s *Store) rename(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
+	if flags&^(RenameNoReplace|RenameExchange) != 0 || flags == RenameNoReplace|RenameExchange {
+		return syscall.EINVAL
+	}
+	srcIno, srcMode, err := s.lookup(oldDir, oldName)
+	if err != nil {
+		return err
+	}
+	dstIno, dstMode, err := s.lookup(newDir, newName)
+	exists := err == nil
+	if err != nil && err != syscall.ENOENT {
+		return err
+	}
+	if flags&RenameExchange != 0 && !exists {
+		return syscall.ENOENT
+	}
+	if flags&RenameNoReplace != 0 && exists {
+		return syscall.EEXIST
+	}
+	if exists && dstIno == srcIno {
+		return nil // same inode: POSIX says do nothing
+	}
+	srcDir := srcMode&syscall.S_IFMT == syscall.S_IFDIR
+	dstDir := exists && dstMode&syscall.S_IFMT == syscall.S_IFDIR
+	if srcDir {
+		if err := s.checkNotInside(srcIno, newDir); err != nil {
+			return err
+		}
+	}
+	if exists && flags&RenameExchange != 0 && dstDir {
+		if err := s.checkNotInside(dstIno, oldDir); err != nil {
+			return err
+		}
+	}
+	if exists && flags&RenameExchange == 0 {
+		switch {
+		case srcDir && !dstDir:
+			return syscall.ENOTDIR
+		case !srcDir && dstDir:
+			return syscall.EISDIR
+		case dstDir:
+			if empty, err := s.isEmpty(dstIno); err != nil {
+				return err
+			} else if !empty {
+				return syscall.ENOTEMPTY
+			}
+		}
+	}
+
+	now := s.now().UnixNano()
+	src, err := s.editable(srcIno)
+	if err != nil {
+		return err
+	}
+	op, err := s.editable(oldDir)
+	if err != nil {
+		return err
+	}
+	np := op
+	if newDir != oldDir {
+		if np, err = s.editable(newDir); err != nil {
+			return err
+		}
+	}
+	if !np.IsDir() {
+		return syscall.ENOTDIR
+	}
+	op.Mtime, op.Ctime, np.Mtime, np.Ctime = now, now, now, now
+	src.dropLink(oldDir, oldName)
+	src.addLink(newDir, newName)
+	src.Ctime = now
+	changed := []*Inode{src, op}
+	if np != op {
+		changed = append(changed, np)
+	}
+	var dst *Inode
+	if exists {
+		if dst, err = s.editable(dstIno); err != nil {
+			return err
+		}
+		dst.dropLink(newDir, newName)
+		dst.Ctime = now
+		changed = append(changed, dst)
+	}
+	if flags&RenameExchange != 0 {
+		dst.addLink(oldDir, oldName)
+		if srcDir != dstDir && op != np {
+			if srcDir {
+				op.Subdirs--
+				np.Subdirs++
+			} else {
+				op.Subdirs++
+				np.Subdirs--
+			}
+		}
+	} else {
+		if srcDir && op != np {
+			op.Subdirs--
+			np.Subdirs++
+		}
+		if dstDir {
+			np.Subdirs--
+		}
+	}
+	replaced := exists && flags&RenameExchange == 0
+	lastLink := replaced && len(dst.Links) == 0
+	dstOpen := lastLink && s.openState(dstIno) != nil
+	err = s.update(func(t backend.Txn) error {
+		if flags&RenameExchange != 0 {
+			if err := t.Set(backend.DirentKey(oldDir, oldName), encodeDirent(dstIno, dstMode)); err != nil {
+				return err
+			}
+		} else if err := t.Delete(backend.DirentKey(oldDir, oldName)); err != nil {
+			return err
+		}
+		if dstOpen {
+			if err := t.Set(backend.OrphanKey(dstIno), nil); err != nil {
+				return err
+			}
+		}
+		return t.Set(backend.DirentKey(newDir, newName), encodeDirent(srcIno, srcMode))
+	}, changed...)
+	if err != nil {
+		return err
+	}
+	if lastLink && !dstOpen {
+		return s.purge(dstIno)
+	}
+	return nil
+}
+
+// checkNotInside fails with EINVAL when dir is ino or lies below it.
+func (s *Store) checkNotInside(ino, dir uint64) error {
+	for n := 0; ; n++ {
+		if dir == ino {
+			return syscall.EINVAL
+		}
+		if dir == RootIno || n > 4096 {
+			return nil
+		}
+		i, err := s.inode(dir)
+		if err != nil {
+			return err
+		}
+		s.icMu.RLock()
+		if len(i.Links) == 0 {
+			s.icMu.RUnlock()
+			return syscall.ENOENT
+		}
+		dir = i.Links[0].Parent
+		s.icMu.RUnlock()
+	}
+}

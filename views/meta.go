@@ -1,0 +1,92 @@
+package views
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/mnemofs/mnemofs/memory"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// MetaFiles are the generated files of meta/, by name.
+var MetaFiles = map[string]func(*store.Store) ([]byte, error){
+	"index.json":  IndexJSON,
+	"schema.json": SchemaJSON,
+	"stats.json":  StatsJSON,
+	"errors":      Errors,
+}
+
+// MetaNames lists MetaFiles in order.
+func MetaNames() []string {
+	var n []string
+	for k := range MetaFiles {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+func marshal(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n'), err
+}
+
+// IndexJSON lists every memory with its metadata.
+func IndexJSON(st *store.Store) ([]byte, error) {
+	list := []store.Info{}
+	err := st.Memories(func(in store.Info) error {
+		list = append(list, in)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(list, func(a, b int) bool { return list[a].Path < list[b].Path })
+	return marshal(map[string]any{"memories": list, "count": len(list)})
+}
+
+// SchemaJSON describes the recognised front matter keys and the system
+// metadata.
+func SchemaJSON(*store.Store) ([]byte, error) {
+	type key struct {
+		Key     string `json:"key"`
+		Aliases string `json:"aliases,omitempty"`
+		Kind    string `json:"kind"`
+		Doc     string `json:"doc"`
+	}
+	var keys []key
+	for _, k := range memory.Keys {
+		keys = append(keys, key(k))
+	}
+	return marshal(map[string]any{
+		"front_matter": keys,
+		"unknown_keys": "kept under extra and filterable",
+		"system": []string{"created", "modified", "last_accessed", "access_count", "size",
+			"sha256", "version"},
+		"xattr_prefix": store.SystemXattrPrefix,
+	})
+}
+
+// StatsJSON is the health report.
+func StatsJSON(st *store.Store) ([]byte, error) {
+	s, err := st.Stats()
+	if err != nil {
+		return nil, err
+	}
+	return marshal(s)
+}
+
+// Errors lists memories whose front matter could not be read, one per
+// line: path, a tab, the problem.
+func Errors(st *store.Store) ([]byte, error) {
+	var b bytes.Buffer
+	err := st.Memories(func(in store.Info) error {
+		if in.Error != "" {
+			fmt.Fprintf(&b, "%s\t%s\n", in.Path, in.Error)
+		}
+		return nil
+	})
+	return b.Bytes(), err
+}
