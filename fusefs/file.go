@@ -75,8 +75,13 @@ func (h *fileHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Err
 }
 
 func (h *fileHandle) Allocate(ctx context.Context, off uint64, size uint64, mode uint32) syscall.Errno {
-	if mode != 0 {
-		return syscall.EOPNOTSUPP // no hole punching or keep-size
+	const keepSize = 1 // FALLOC_FL_KEEP_SIZE
+	switch mode {
+	case keepSize:
+		return 0 // nothing is preallocated, so there is nothing to do
+	case 0:
+	default:
+		return syscall.EOPNOTSUPP // no hole punching, zeroing or collapsing
 	}
 	i, err := h.n.fsys.st.Attr(h.n.ino)
 	if err != nil {

@@ -38,6 +38,10 @@ type openFile struct {
 // Open registers an open handle of ino and returns nothing but an error; the
 // caller must call Release once. Reads also count as accesses.
 func (s *Store) Open(ino uint64, forRead bool) error {
+	// Under mu, so that an unlink or rename-over sees this handle and
+	// keeps the inode as an orphan rather than freeing it.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	i, err := s.inode(ino)
 	if err != nil {
 		return err

@@ -1,0 +1,75 @@
+package fusefs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// requireFuse skips when FUSE is missing, or fails when
+// MNEMOFS_REQUIRE_FUSE=1 (CI).
+func requireFuse(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
+			t.Fatalf("FUSE required (MNEMOFS_REQUIRE_FUSE=1) but /dev/fuse is missing: %v", err)
+		}
+		t.Skip("no /dev/fuse")
+	}
+}
+
+type testFS struct {
+	dir  string // mountpoint
+	data string
+	kv   backend.KV
+	st   *store.Store
+	srv  *Server
+}
+
+// mountAt mounts the store in data (created if empty) on a new temp dir.
+func mountAt(t testing.TB, data string, o store.Options) *testFS {
+	t.Helper()
+	requireFuse(t)
+	kv, err := backend.OpenBadger(filepath.Join(data, "db"), backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := NewNotifier()
+	o.Notify = n
+	o.Reserved = ReservedNames()
+	st, err := store.Open(kv, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt := t.TempDir()
+	srv, err := Mount(mnt, st, n, Config{DataDir: data, Debug: testing.Verbose() && os.Getenv("MNEMOFS_FUSE_DEBUG") != ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := &testFS{dir: mnt, data: data, kv: kv, st: st, srv: srv}
+	t.Cleanup(tf.unmount)
+	return tf
+}
+
+// testMount mounts a fresh store.
+func testMount(t testing.TB) *testFS {
+	return mountAt(t, t.TempDir(), store.Options{ScratchAge: -1})
+}
+
+func (tf *testFS) unmount() {
+	if tf.srv == nil {
+		return
+	}
+	if err := tf.srv.Unmount(); err != nil {
+		panic("unmount: " + err.Error())
+	}
+	tf.srv.Wait()
+	tf.st.Close()
+	tf.kv.Close()
+	tf.srv = nil
+}
+
+func (tf *testFS) path(p string) string { return filepath.Join(tf.dir, p) }
