@@ -383,4 +383,3 @@ func (s *Store) exportFile(i *Inode, p string) error {
 	}
 	return os.Chtimes(p, unixTime(i.Atime), unixTime(i.Mtime))
 }
-

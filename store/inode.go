@@ -23,7 +23,7 @@ type Inode struct {
 	Uid, Gid                   uint32
 	Rdev                       uint32
 	Size                       uint64
-	Atime, Mtime, Ctime, Btime int64 // unix nanoseconds
+	Atime, Mtime, Ctime, Btime int64  // unix nanoseconds
 	Subdirs                    uint32 // directories: number of child directories
 	Links                      []Link // every name of this inode; directories have one
 	Target                     string // symlinks: the target
