@@ -36,6 +36,9 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		WithLogger(quietLogger{o.Logger}).
 		WithMetricsEnabled(false)
 	if o.InMemory {
+		// No value log in memory: every value stays in the LSM, which
+		// takes values up to the threshold.
+		opt = opt.WithValueThreshold(1 << 20)
 		opt.Dir, opt.ValueDir = "", ""
 	}
 	if len(o.EncryptionKey) > 0 {

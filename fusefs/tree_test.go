@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -288,8 +289,10 @@ func TestLocks(t *testing.T) {
 }
 
 func TestTrashAndScratch(t *testing.T) {
-	now := time.Now()
-	clock := func() time.Time { return now }
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	later := func() { now.Add(int64(time.Minute)) }
 	tf := mountAt(t, t.TempDir(), store.Options{Now: clock})
 	p := tf.path("episodic/notes.md")
 	must(t, os.WriteFile(p, []byte("keep me"), 0o644))
@@ -297,7 +300,7 @@ func TestTrashAndScratch(t *testing.T) {
 	must(t, os.WriteFile(swp, []byte("scratch"), 0o644))
 	young := tf.path("episodic/young.md")
 	must(t, os.WriteFile(young, []byte("young"), 0o644))
-	now = now.Add(time.Minute) // the first two are now a minute old
+	later() // the first two are now a minute old
 	must(t, os.Remove(p))
 	must(t, os.Remove(swp))
 	must(t, os.WriteFile(young+"2", nil, 0o644))
@@ -311,7 +314,7 @@ func TestTrashAndScratch(t *testing.T) {
 	}
 	// A second removal of the same name does not overwrite the first.
 	must(t, os.WriteFile(p, []byte("second"), 0o644))
-	now = now.Add(time.Minute)
+	later()
 	must(t, os.Remove(p))
 	ents, err := os.ReadDir(tf.path("archive/trash/episodic"))
 	must(t, err)

@@ -1,0 +1,296 @@
+package main
+
+// Crash test: SIGKILL the mount in the middle of fsync'd writes; every file
+// whose fsync returned must survive, and fsck must find the store consistent.
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writerEnv makes the test binary run crashWriter instead of the tests.
+const writerEnv = "MNEMOFS_E2E_CRASH_WRITER"
+
+// writerDirs are where the writer's goroutines create files, one each.
+var writerDirs = []string{"working/crash", "semantic/crash", "episodic/crash/sessions", "crash/deep/dir"}
+
+// crashWriter is the child process: env MNEMOFS_E2E_CRASH_WRITER is
+// "MNT|MANIFEST|ROUND|SEED". It writes files until the mount dies, and after
+// each file's and its directory's fsync returned it appends "SHA256 PATH" to
+// the manifest and fsyncs it. It prints "recorded" after the first entry.
+func crashWriter() int {
+	f := strings.Split(os.Getenv(writerEnv), "|")
+	if len(f) != 4 {
+		fmt.Fprintln(os.Stderr, "bad", writerEnv)
+		return 2
+	}
+	mnt, manifest := f[0], f[1]
+	round, _ := strconv.Atoi(f[2])
+	seed, _ := strconv.ParseUint(f[3], 10, 64)
+	mf, err := os.OpenFile(manifest, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	var mu sync.Mutex
+	var first sync.Once
+	errc := make(chan error, len(writerDirs))
+	for w, d := range writerDirs {
+		go func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(w)))
+			dir := filepath.Join(mnt, d)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				errc <- err
+				return
+			}
+			for p := dir; p != mnt; p = filepath.Dir(p) {
+				if err := fsyncPath(filepath.Dir(p)); err != nil {
+					errc <- err
+					return
+				}
+			}
+			for n := 0; ; n++ {
+				name := fmt.Sprintf("r%02d-w%d-%04d.bin", round, w, n)
+				sum, err := writeDurable(rng, dir, name, n%2 == 1)
+				if err != nil {
+					errc <- fmt.Errorf("%s: %w", name, err)
+					return
+				}
+				mu.Lock()
+				_, err = fmt.Fprintf(mf, "%s %s\n", sum, filepath.Join(d, name))
+				if err == nil {
+					err = mf.Sync()
+				}
+				mu.Unlock()
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "manifest:", err)
+					os.Exit(2)
+				}
+				first.Do(func() { fmt.Println("recorded") })
+			}
+		}()
+	}
+	err = <-errc // the first failure: normally ENOTCONN once the mount is killed
+	fmt.Fprintln(os.Stderr, "writer stopped:", err)
+	return 3
+}
+
+// writeDurable writes a random file (directly, or as NAME.tmp renamed over
+// NAME), fsyncs it and its directory, and returns its sha256.
+func writeDurable(rng *rand.Rand, dir, name string, viaRename bool) (string, error) {
+	size := rng.IntN(64 << 10)
+	if rng.IntN(8) == 0 {
+		size = rng.IntN(1 << 20)
+	}
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	final := filepath.Join(dir, name)
+	p := final
+	if viaRename {
+		p = final + ".tmp"
+	}
+	fd, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", err
+	}
+	// Write out of order: the second half first, then the first.
+	half := size / 2
+	if _, err = fd.WriteAt(data[half:], int64(half)); err == nil {
+		for off := 0; off < half && err == nil; {
+			k := min(half-off, 1+rng.IntN(32<<10))
+			_, err = fd.WriteAt(data[off:off+k], int64(off))
+			off += k
+		}
+	}
+	if err == nil {
+		err = fd.Sync()
+	}
+	if cerr := fd.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && viaRename {
+		err = os.Rename(p, final)
+	}
+	if err == nil {
+		err = fsyncPath(dir)
+	}
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:]), err
+}
+
+func fsyncPath(p string) error {
+	d, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	return errors.Join(err, d.Close())
+}
+
+// writerProc is a running crashWriter child.
+type writerProc struct {
+	cmd      *exec.Cmd
+	stderr   syncBuffer
+	recorded chan struct{}
+	done     chan struct{}
+}
+
+func startWriter(t *testing.T, mnt, manifest string, round int, seed uint64) *writerProc {
+	t.Helper()
+	self, err := os.Executable()
+	check(t, err)
+	w := &writerProc{recorded: make(chan struct{}), done: make(chan struct{})}
+	w.cmd = exec.Command(self)
+	w.cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d|%d", writerEnv, mnt, manifest, round, seed))
+	w.cmd.Stderr = &w.stderr
+	out, err := w.cmd.StdoutPipe()
+	check(t, err)
+	check(t, w.cmd.Start())
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == "recorded" {
+				close(w.recorded)
+			}
+		}
+		w.cmd.Wait()
+		close(w.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-w.done:
+		default:
+			w.cmd.Process.Kill()
+			<-w.done
+		}
+	})
+	return w
+}
+
+// readManifest returns path -> sha256 (one entry per created file).
+func readManifest(t *testing.T, manifest string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(manifest)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		sum, p, ok := strings.Cut(l, " ")
+		if !ok || len(sum) != 64 {
+			t.Fatalf("bad manifest line %q", l)
+		}
+		if _, dup := out[p]; dup {
+			t.Fatalf("manifest names %s twice", p)
+		}
+		out[p] = sum
+	}
+	return out
+}
+
+// verifyManifest checks every recorded file through the mount.
+func verifyManifest(t *testing.T, mnt string, entries map[string]string, round int) {
+	t.Helper()
+	lost := 0
+	for p, want := range entries {
+		full := filepath.Join(mnt, p)
+		b, err := os.ReadFile(full)
+		var msg string
+		if err != nil {
+			msg = err.Error()
+		} else if got := sha(b); got != want {
+			msg = fmt.Sprintf("content sha256 %s (%d bytes), want %s", got, len(b), want)
+		} else if x, err := getxattr(full, "user.mnemofs.sha256"); err != nil || x != want {
+			msg = fmt.Sprintf("user.mnemofs.sha256 = %q (%v) disagrees with the content", x, err)
+		} else if x, err := getxattr(full, "user.mnemofs.size"); err != nil || x != strconv.Itoa(len(b)) {
+			msg = fmt.Sprintf("user.mnemofs.size = %q (%v), content is %d bytes", x, err, len(b))
+		} else {
+			continue
+		}
+		if lost++; lost <= 10 {
+			t.Errorf("round %d: fsync'd file %s after SIGKILL and remount: %s", round, p, msg)
+		}
+	}
+	if lost > 0 {
+		t.Fatalf("round %d: %d of %d fsync'd files lost or damaged", round, lost, len(entries))
+	}
+}
+
+func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
+	requireFuse(t)
+	rounds := 20
+	if testing.Short() {
+		rounds = 5
+	}
+	if s := os.Getenv("MNEMOFS_CRASH_ROUNDS"); s != "" {
+		rounds, _ = strconv.Atoi(s)
+	}
+	data, mnt := t.TempDir(), t.TempDir()
+	manifest := filepath.Join(t.TempDir(), "manifest")
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	start := time.Now()
+	for round := range rounds {
+		before := len(readManifest(t, manifest))
+		m := startMount(t, data, mnt)
+		w := startWriter(t, mnt, manifest, round, seed+uint64(round))
+		select {
+		case <-w.recorded:
+		case <-w.done:
+			t.Fatalf("round %d: writer exited before recording a file: %s", round, w.stderr.String())
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: writer recorded nothing in 20 s: %s", round, w.stderr.String())
+		}
+		delay := time.Duration(100+rng.IntN(1400)) * time.Millisecond
+		time.Sleep(delay)
+		select {
+		case <-w.done:
+			t.Fatalf("round %d: writer stopped before the kill: %s", round, w.stderr.String())
+		default:
+		}
+		m.kill(t)
+		select {
+		case <-w.done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: writer still running 20 s after the mount was killed", round)
+		}
+		if !strings.Contains(w.stderr.String(), "writer stopped") {
+			t.Fatalf("round %d: writer did not stop on a mount error: %s", round, w.stderr.String())
+		}
+		clearDeadMount(t, mnt)
+		entries := readManifest(t, manifest)
+		if len(entries) <= before {
+			t.Fatalf("round %d: manifest did not grow (%d entries)", round, len(entries))
+		}
+		t.Logf("round %d: killed after %v, %d new files recorded (%s)", round, delay, len(entries)-before,
+			strings.TrimSpace(w.stderr.String()))
+
+		m = startMount(t, data, mnt)
+		verifyManifest(t, mnt, entries, round)
+		m.stop(t, syscall.SIGTERM)
+		r := runMnemofs(t, "fsck", "--data", data)
+		if r.code != 0 || !strings.Contains(r.stdout, "consistent") {
+			t.Fatalf("round %d: fsck after crash and remount is not clean:\n%s", round, r)
+		}
+	}
+	t.Logf("%d rounds, %d files verified in %v", rounds, len(readManifest(t, manifest)), time.Since(start))
+}

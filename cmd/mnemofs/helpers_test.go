@@ -1,0 +1,368 @@
+package main
+
+// Helpers for the end-to-end tests: they build the real binary once and run
+// it as separate processes against real FUSE mounts.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mnemofsBin is the binary built by TestMain.
+var mnemofsBin string
+
+func TestMain(m *testing.M) {
+	if os.Getenv(writerEnv) != "" {
+		os.Exit(crashWriter()) // child process of the crash test
+	}
+	dir, err := os.MkdirTemp("", "mnemofs-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin := filepath.Join(dir, "mnemofs")
+	args := []string{"build", "-o", bin}
+	if os.Getenv("MNEMOFS_E2E_RACE") == "1" {
+		args = append(args, "-race") // race-instrumented product binary
+	}
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building mnemofs: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	mnemofsBin = bin
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// requireFuse skips without /dev/fuse, or fails when MNEMOFS_REQUIRE_FUSE=1.
+func requireFuse(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
+			t.Fatalf("FUSE required (MNEMOFS_REQUIRE_FUSE=1) but /dev/fuse is missing: %v", err)
+		}
+		t.Skip("no /dev/fuse")
+	}
+}
+
+// result is what one run of the binary produced.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+}
+
+// runMnemofs runs the binary to completion (at most 2 minutes).
+func runMnemofs(t testing.TB, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mnemofsBin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{out.String(), errb.String(), 0}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("mnemofs %q timed out\n%s", args, r)
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("mnemofs %q: %v", args, err)
+	}
+	return r
+}
+
+// mustRun runs the binary and fails the test unless it exits 0.
+func mustRun(t testing.TB, args ...string) result {
+	t.Helper()
+	r := runMnemofs(t, args...)
+	if r.code != 0 {
+		t.Fatalf("mnemofs %q failed:\n%s", args, r)
+	}
+	return r
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// mountProc is a running `mnemofs mount`.
+type mountProc struct {
+	mnt, data      string
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+	done           chan struct{} // closed when the process has exited
+	state          *os.ProcessState
+}
+
+// startMount runs `mnemofs mount --data data mnt` and waits for its ready
+// line. Cleanup stops it with SIGTERM and, as a last resort, kills it and
+// runs fusermount3 -uz.
+func startMount(t testing.TB, data, mnt string, extra ...string) *mountProc {
+	t.Helper()
+	requireFuse(t)
+	args := append([]string{"mount", "--data", data}, extra...)
+	m := &mountProc{mnt: mnt, data: data, done: make(chan struct{})}
+	m.cmd = exec.Command(mnemofsBin, append(args, mnt)...)
+	m.cmd.Stderr = &m.stderr
+	pipe, err := m.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		once := false
+		for sc.Scan() {
+			fmt.Fprintln(&m.stdout, sc.Text())
+			if !once && strings.HasPrefix(sc.Text(), "mnemofs: mounted") {
+				once = true
+				close(ready)
+			}
+		}
+		m.cmd.Wait()
+		m.state = m.cmd.ProcessState
+		close(m.done)
+	}()
+	t.Cleanup(func() { m.cleanup(t) })
+	select {
+	case <-ready:
+	case <-m.done:
+		t.Fatalf("mnemofs mount %s exited before it was ready (%v)\nstdout: %s\nstderr: %s", mnt, m.state, m.stdout.String(), m.stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mnemofs mount %s not ready after 30 s\nstdout: %s\nstderr: %s", mnt, m.stdout.String(), m.stderr.String())
+	}
+	if !isMounted(mnt) {
+		t.Fatalf("mnemofs printed its ready line but %s is not in /proc/mounts", mnt)
+	}
+	return m
+}
+
+func (m *mountProc) exited() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (m *mountProc) waitExit(d time.Duration) bool {
+	select {
+	case <-m.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (m *mountProc) cleanup(t testing.TB) {
+	if !m.exited() {
+		m.cmd.Process.Signal(syscall.SIGTERM)
+		if !m.waitExit(15 * time.Second) {
+			t.Errorf("mnemofs mount %s ignored SIGTERM for 15 s; killing it", m.mnt)
+			m.cmd.Process.Kill()
+			m.waitExit(5 * time.Second)
+		}
+	}
+	if isMounted(m.mnt) {
+		exec.Command("fusermount3", "-uz", m.mnt).Run()
+	}
+}
+
+// stop sends sig (SIGTERM or SIGINT) and checks a clean exit and unmount.
+func (m *mountProc) stop(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := m.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal mount process: %v", err)
+	}
+	if !m.waitExit(20 * time.Second) {
+		t.Fatalf("mnemofs mount %s did not exit within 20 s of %v\nstderr: %s", m.mnt, sig, m.stderr.String())
+	}
+	if !m.state.Success() {
+		t.Errorf("mnemofs mount exited with %v after %v, want status 0\nstdout: %s\nstderr: %s", m.state, sig, m.stdout.String(), m.stderr.String())
+	}
+	if isMounted(m.mnt) {
+		t.Errorf("%s is still in /proc/mounts after the mount process exited", m.mnt)
+	}
+}
+
+// kill sends SIGKILL and checks the process was really killed by it.
+func (m *mountProc) kill(t testing.TB) {
+	t.Helper()
+	if err := m.cmd.Process.Kill(); err != nil {
+		t.Fatalf("SIGKILL mount process: %v (already exited? %v)\nstderr: %s", err, m.state, m.stderr.String())
+	}
+	if !m.waitExit(10 * time.Second) {
+		t.Fatalf("mount process still running 10 s after SIGKILL")
+	}
+	ws, ok := m.state.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("mount process was not killed by SIGKILL: %v\nstderr: %s", m.state, m.stderr.String())
+	}
+}
+
+// isMounted reports whether mnt is a mountpoint in /proc/mounts.
+func isMounted(mnt string) bool {
+	b, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		return false
+	}
+	unesc := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && unesc.Replace(f[1]) == mnt {
+			return true
+		}
+	}
+	return false
+}
+
+// lazyUnmount runs fusermount3 -uz, ignoring errors (for cleanups).
+func lazyUnmount(mnt string) { exec.Command("fusermount3", "-uz", mnt).Run() }
+
+// clearDeadMount lazily unmounts a mount whose server died.
+func clearDeadMount(t testing.TB, mnt string) {
+	t.Helper()
+	if out, err := exec.Command("fusermount3", "-uz", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("fusermount3 -uz %s: %v %s", mnt, err, out)
+	}
+	if isMounted(mnt) {
+		t.Fatalf("%s still mounted after fusermount3 -uz", mnt)
+	}
+}
+
+// node is one entry of a tree snapshot.
+type node struct {
+	mode fs.FileMode // type and permission bits
+	data string      // file content or symlink target
+}
+
+// snapshot records every entry below root (root itself excluded).
+func snapshot(t testing.TB, root string) map[string]node {
+	t.Helper()
+	out := map[string]node{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		n := node{mode: fi.Mode() & (fs.ModeType | fs.ModePerm)}
+		switch {
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			n.data = string(b)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if n.data, err = os.Readlink(p); err != nil {
+				return err
+			}
+		}
+		out[rel] = n
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("walking %s: %v", root, err)
+	}
+	return out
+}
+
+// compareTrees reports every difference between two snapshots.
+func compareTrees(t testing.TB, what string, want, got map[string]node) {
+	t.Helper()
+	var names []string
+	for n := range want {
+		names = append(names, n)
+	}
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	bad := 0
+	for _, n := range names {
+		w, wok := want[n]
+		g, gok := got[n]
+		var msg string
+		switch {
+		case !gok:
+			msg = "missing"
+		case !wok:
+			msg = fmt.Sprintf("unexpected entry (%v)", g.mode)
+		case w.mode != g.mode:
+			msg = fmt.Sprintf("mode %v, want %v", g.mode, w.mode)
+		case w.data != g.data && w.mode&fs.ModeSymlink != 0:
+			msg = fmt.Sprintf("symlink target %q, want %q", g.data, w.data)
+		case w.data != g.data:
+			msg = fmt.Sprintf("content differs: %d bytes, want %d", len(g.data), len(w.data))
+		default:
+			continue
+		}
+		if bad++; bad <= 20 {
+			t.Errorf("%s: %q: %s", what, n, msg)
+		}
+	}
+	if bad > 20 {
+		t.Errorf("%s: %d differences in all", what, bad)
+	}
+}
+
+// oneErrorLine checks a failed command printed one "mnemofs:" line, exit 1.
+func oneErrorLine(t testing.TB, r result, contains ...string) {
+	t.Helper()
+	if r.code != 1 {
+		t.Errorf("exit status %d, want 1\n%s", r.code, r)
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "mnemofs: ") {
+		t.Errorf("stderr should be one line starting \"mnemofs: \", got %q", r.stderr)
+	}
+	for _, c := range contains {
+		if !strings.Contains(r.stderr, c) {
+			t.Errorf("error line %q does not mention %q", strings.TrimSpace(r.stderr), c)
+		}
+	}
+}

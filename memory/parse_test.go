@@ -1,0 +1,84 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		name, file, content string
+		wantErr             string
+		check               func(t *testing.T, m Meta)
+	}{
+		{name: "plain", file: "a.md", content: "just text\n"},
+		{name: "front matter", file: "a.md",
+			content: "---\nmemory_id: x1\ntype: fact\nusers: [alice, bob]\ntopic: cooking\nimportance_score: 0.25\ncreated: 2024-01-02T03:04:05Z\nrelated_files: [b.md]\nexpires: 2030-01-01\ncolor: red\n---\nbody\n",
+			check: func(t *testing.T, m Meta) {
+				if m.ID != "x1" || m.Type != "fact" || strings.Join(m.Users, ",") != "alice,bob" ||
+					strings.Join(m.Tags, ",") != "cooking" || *m.Importance != 0.25 ||
+					m.Created.Year() != 2024 || m.Related[0] != "b.md" || m.Expires.Year() != 2030 || m.Extra["color"] != "red" {
+					t.Fatalf("%+v", m)
+				}
+			}},
+		{name: "entities name users", file: "a.md", content: "---\nentities: [user:carol, project:x]\n---\n",
+			check: func(t *testing.T, m Meta) {
+				if strings.Join(m.Users, ",") != "carol" || len(m.Entities) != 2 {
+					t.Fatalf("%+v", m)
+				}
+			}},
+		{name: "unclosed", file: "a.md", content: "---\nuser: a\nbody", wantErr: "never closed"},
+		{name: "bad yaml", file: "a.md", content: "---\nuser: [a\n---\n", wantErr: "not valid YAML"},
+		{name: "importance range", file: "a.md", content: "---\nimportance: 3\n---\n", wantErr: "between 0 and 1"},
+		{name: "bad date", file: "a.md", content: "---\ncreated: yesterday\n---\n", wantErr: "not a date"},
+		{name: "json top", file: "a.json", content: `{"user":"dan","tags":["t"],"text":"x"}`,
+			check: func(t *testing.T, m Meta) {
+				if strings.Join(m.Users, ",") != "dan" || m.Tags[0] != "t" || m.Extra != nil {
+					t.Fatalf("%+v", m)
+				}
+			}},
+		{name: "json metadata", file: "a.json", content: `{"metadata":{"importance":0.9}}`,
+			check: func(t *testing.T, m Meta) {
+				if *m.Importance != 0.9 {
+					t.Fatalf("%+v", m)
+				}
+			}},
+		{name: "json broken", file: "a.json", content: `{"user":`, wantErr: "not valid JSON"},
+		{name: "jsonl ignored", file: "a.jsonl", content: "{bad\n"},
+		{name: "dashes later", file: "a.md", content: "text\n---\nuser: x\n---\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := Parse(c.file, []byte(c.content))
+			switch {
+			case c.wantErr == "" && p.Err != nil:
+				t.Fatalf("unexpected error %v", p.Err)
+			case c.wantErr != "" && (p.Err == nil || !strings.Contains(p.Err.Error(), c.wantErr)):
+				t.Fatalf("error %v, want %q", p.Err, c.wantErr)
+			}
+			if c.check != nil {
+				c.check(t, p.Meta)
+			}
+		})
+	}
+}
+
+func TestBodyOffset(t *testing.T) {
+	c := "---\nuser: a\n---\nthe body"
+	p := Parse("x.md", []byte(c))
+	if c[p.BodyOffset:] != "the body" {
+		t.Fatalf("body %q", c[p.BodyOffset:])
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("a.md", "---\nuser: a\n---\nbody")
+	f.Add("a.json", `{"metadata":{"tags":"x,y"}}`)
+	f.Add("a.md", "---\n: : :\n---\n")
+	f.Fuzz(func(t *testing.T, name, content string) {
+		p := Parse(name, []byte(content))
+		if p.BodyOffset < 0 || p.BodyOffset > len(content) {
+			t.Fatalf("body offset %d out of range", p.BodyOffset)
+		}
+	})
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# bench-fs.sh: per-operation latency and sequential throughput of mnemofs,
+# side by side with the native disk and go-fuse's example loopback (the
+# baseline cost of FUSE through the same library), using scripts/fsbench.
+#
+# It builds mnemofs, loopback and fsbench, makes a scratch area on disk
+# (not tmpfs), mounts loopback over a plain directory and mnemofs over a
+# fresh store, and runs fsbench ROUNDS times against each target in rotating
+# order so noise hits all three alike. It prints a Markdown table of the
+# median over rounds, and removes mounts and scratch data on exit.
+#
+#   bash scripts/bench-fs.sh                    # from the repo root
+#   ROUNDS=1 ITERS=300 SEQ_MIB=16 bash scripts/bench-fs.sh   # quick
+#
+# Environment: ROUNDS (3), ITERS (2000), FILES (1000, readdir size),
+# SEQ_MIB (64), SCRATCH_PARENT (/var/tmp), OUT (scripts/out), KEEP=1 keeps
+# the scratch area, FSBENCH_FLAGS (extra fsbench flags). Run as root so the
+# page cache can be dropped before the cold sequential read.
+set -euo pipefail
+
+die() {
+	echo "bench-fs: $*" >&2
+	exit 1
+}
+
+cd "$(dirname "$0")/.."
+[ -f go.mod ] && grep -q '^module github.com/mnemofs/mnemofs' go.mod || die "run from a mnemofs checkout"
+command -v go >/dev/null || die "go is not installed"
+[ -e /dev/fuse ] || die "FUSE is not available (/dev/fuse is missing): load it with 'modprobe fuse', or in a container run with --device /dev/fuse"
+if [ "$(id -u)" != 0 ]; then
+	command -v fusermount3 >/dev/null || die "mounting as a non-root user needs fusermount3: install fuse3 (e.g. 'sudo apt-get install fuse3')"
+	echo "bench-fs: not root: the page cache cannot be dropped, so 'seq read (cold)' will be warm" >&2
+fi
+
+ROUNDS=${ROUNDS:-3}
+ITERS=${ITERS:-2000}
+FILES=${FILES:-1000}
+SEQ_MIB=${SEQ_MIB:-64}
+OUT=${OUT:-scripts/out}
+SCRATCH_PARENT=${SCRATCH_PARENT:-/var/tmp}
+FSBENCH_FLAGS=${FSBENCH_FLAGS:-}
+
+SCRATCH=$(mktemp -d "$SCRATCH_PARENT/mnemofs-bench.XXXXXX")
+BIN=$SCRATCH/bin
+LO_PID= MN_PID=
+
+unmount_all() {
+	if [ -n "$MN_PID" ] && kill -0 "$MN_PID" 2>/dev/null; then
+		kill -TERM "$MN_PID" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$MN_PID" 2>/dev/null || break; sleep 0.1; done
+	fi
+	if [ -n "$LO_PID" ] && kill -0 "$LO_PID" 2>/dev/null; then
+		kill -TERM "$LO_PID" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$LO_PID" 2>/dev/null || break; sleep 0.1; done
+	fi
+	for m in "$SCRATCH/lo-mnt" "$SCRATCH/mn-mnt"; do
+		if grep -qF " $m fuse" /proc/mounts; then
+			fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "bench-fs: could not unmount $m" >&2
+		fi
+	done
+	for p in $MN_PID $LO_PID; do kill -KILL "$p" 2>/dev/null || true; done
+	MN_PID= LO_PID=
+}
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	unmount_all
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "bench-fs: kept $SCRATCH" >&2
+	else
+		rm -rf "$SCRATCH"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fstype=$(df -T "$SCRATCH" | awk 'NR==2 {print $2}')
+[ "$fstype" = tmpfs ] && echo "bench-fs: warning: $SCRATCH is on tmpfs, not a disk; set SCRATCH_PARENT" >&2
+
+echo "bench-fs: building into $BIN" >&2
+mkdir -p "$BIN" "$SCRATCH/native" "$SCRATCH/lo-orig" "$SCRATCH/lo-mnt" "$SCRATCH/mn-data" "$SCRATCH/mn-mnt"
+go build -o "$BIN/mnemofs" ./cmd/mnemofs
+go build -o "$BIN/loopback" github.com/hanwen/go-fuse/v2/example/loopback
+go build -o "$BIN/fsbench" ./scripts/fsbench
+
+# wait_for LOG TEXT PID: wait until LOG contains TEXT (the mount is ready).
+wait_for() {
+	for _ in $(seq 300); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || { cat "$1" >&2; die "mount process exited before it was ready"; }
+		sleep 0.1
+	done
+	cat "$1" >&2
+	die "mount not ready after 30 s"
+}
+
+direct=
+[ "$(id -u)" = 0 ] && direct=-directmount
+"$BIN/loopback" $direct "$SCRATCH/lo-mnt" "$SCRATCH/lo-orig" >"$SCRATCH/loopback.log" 2>&1 &
+LO_PID=$!
+wait_for "$SCRATCH/loopback.log" "Mounted!" "$LO_PID"
+"$BIN/mnemofs" mount --data "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" >"$SCRATCH/mnemofs.log" 2>&1 &
+MN_PID=$!
+wait_for "$SCRATCH/mnemofs.log" "^mnemofs: mounted" "$MN_PID"
+
+declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [mnemofs]="$SCRATCH/mn-mnt")
+ORDER=(native loopback mnemofs)
+stamp=$(date +%Y%m%d-%H%M%S)
+RES=$OUT/fs-$stamp
+mkdir -p "$RES"
+echo "bench-fs: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r); scratch on $fstype ($SCRATCH)" >&2
+echo "bench-fs: $ROUNDS rounds, $ITERS iterations, $FILES-entry readdir, $SEQ_MIB MiB sequential" >&2
+for r in $(seq "$ROUNDS"); do
+	for i in 0 1 2; do
+		t=${ORDER[$(((i + r - 1) % 3))]}
+		echo "bench-fs: round $r: $t" >&2
+		# shellcheck disable=SC2086
+		"$BIN/fsbench" -json -label "$t" -n "$ITERS" -files "$FILES" -seq-mib "$SEQ_MIB" $FSBENCH_FLAGS \
+			"${DIRS[$t]}" >"$RES/round$r-$t.json"
+		grep -qF " ${DIRS[$t]} fuse" /proc/mounts || [ "$t" = native ] || die "$t is no longer mounted (see $SCRATCH/*.log)"
+	done
+done
+
+{
+	echo "## bench-fs $stamp"
+	echo
+	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r), scratch on $fstype."
+	echo "Command: ROUNDS=$ROUNDS ITERS=$ITERS FILES=$FILES SEQ_MIB=$SEQ_MIB bash scripts/bench-fs.sh"
+	echo "mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'); loopback = go-fuse $(go list -m -f '{{.Version}}' github.com/hanwen/go-fuse/v2) example/loopback (1 s TTLs)."
+	"$BIN/fsbench" table "$RES"/round*.json
+} | tee "$OUT/bench-fs-$stamp.md"
+echo >&2
+echo "bench-fs: table in $OUT/bench-fs-$stamp.md, raw JSON in $RES" >&2
