@@ -37,7 +37,7 @@ func (s *Store) SetAttr(ino uint64, c AttrChange) (Inode, error) {
 		return s.Attr(ino)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.editable(ino)
 	if err != nil {
 		return Inode{}, err

@@ -32,7 +32,7 @@ func (s *Store) Sync() error { return s.kv.Sync() }
 // spill writes full dirty chunks ahead of the commit. Caller holds f.mu.
 func (s *Store) spill(f *openFile) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if err := s.dropStale(f); err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Store) commit(f *openFile) error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if err := s.dropStale(f); err != nil {
 		return err
 	}
@@ -170,6 +170,7 @@ func (s *Store) commit(f *openFile) error {
 	}
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
 	f.committedSize = size
+	s.event(Changed, ino)
 	return nil
 }
 

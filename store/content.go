@@ -41,7 +41,7 @@ func (s *Store) Open(ino uint64, forRead bool) error {
 	// Under mu, so that an unlink or rename-over sees this handle and
 	// keeps the inode as an orphan rather than freeing it.
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.inode(ino)
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (s *Store) Release(ino uint64) error {
 	if i, ierr := s.inode(ino); ierr == nil && len(i.Links) == 0 && !i.IsDir() {
 		s.mu.Lock()
 		err = errors.Join(err, s.purge(ino))
-		s.mu.Unlock()
+		s.unlock()
 	}
 	return err
 }
@@ -253,7 +253,7 @@ func (s *Store) setSize(i *Inode, size uint64, touch bool) {
 		}
 	}
 	s.icMu.Unlock()
-	s.mu.Unlock()
+	s.unlock()
 }
 
 // Truncate sets the size of ino. Caller holds f.mu.

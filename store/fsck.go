@@ -31,7 +31,7 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	open := len(s.files)
 	s.filesMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	r := &FsckReport{Problems: []string{}}
 	inodes := map[uint64]*Inode{}
 	type ent struct {
@@ -221,7 +221,7 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 		problem(func() error {
 			f := &openFile{ino: ino, truncFloor: ^uint64(0)}
 			f.modified = true
-			s.mu.Unlock()
+			s.unlock()
 			defer s.mu.Lock()
 			return s.commit(f)
 		}, "inode %d: stored sha256 does not match its content", ino)

@@ -114,7 +114,7 @@ func (s *Store) importOne(b *bulk, full, dst string, d fs.DirEntry, res *ImportR
 		if err == nil {
 			s.chmodLocked(ino, uint32(fi.Mode().Perm()))
 		}
-		s.mu.Unlock()
+		s.unlock()
 		res.Dirs++
 		return err
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -127,7 +127,7 @@ func (s *Store) importOne(b *bulk, full, dst string, d fs.DirEntry, res *ImportR
 		}
 		s.mu.Lock()
 		parent, err := s.mkdirAll(dir, own)
-		s.mu.Unlock()
+		s.unlock()
 		if err != nil {
 			return err
 		}
@@ -173,20 +173,20 @@ func (b *bulk) addFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	s.mu.Lock()
 	parent, err := s.mkdirAll(dir, own)
 	if err != nil {
-		s.mu.Unlock()
+		s.unlock()
 		return err
 	}
 	ino, _, lerr := s.lookup(parent, name)
 	if lerr == nil {
-		s.mu.Unlock()
+		s.unlock()
 		return s.overwrite(ino, data)
 	}
 	if parent == RootIno && s.opts.Reserved[name] {
-		s.mu.Unlock()
+		s.unlock()
 		return errSkip
 	}
 	ino, err = s.allocIno()
-	s.mu.Unlock()
+	s.unlock()
 	if err != nil {
 		return err
 	}
@@ -261,13 +261,16 @@ func (b *bulk) flush() error {
 	s.icMu.Unlock()
 	now := s.now().UnixNano()
 	s.mu.Lock()
+	for _, i := range b.created {
+		s.event(Changed, i.Ino)
+	}
 	for p := range b.parents {
 		if pi, err := s.editable(p); err == nil {
 			pi.Mtime, pi.Ctime = now, now
 			s.update(nil, pi)
 		}
 	}
-	s.mu.Unlock()
+	s.unlock()
 	for _, i := range b.created {
 		s.notifyEntry(i.Links[0].Parent, i.Links[0].Name)
 	}

@@ -136,7 +136,7 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 // Create makes an empty regular file.
 func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.newNode(dir, name, syscall.S_IFREG|perm&0o7777, own, "", func(t backend.Txn, i *Inode) error {
 		return putRecord(t, i.Ino, &Record{SHA256: EmptySHA256})
 	})
@@ -149,7 +149,7 @@ func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, 
 // Mkdir makes a directory.
 func (s *Store) Mkdir(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.newNode(dir, name, syscall.S_IFDIR|perm&0o7777, own, "", nil)
 	if err != nil {
 		return Inode{}, err
@@ -160,7 +160,7 @@ func (s *Store) Mkdir(dir uint64, name string, perm uint32, own Owner) (Inode, e
 // Mknod makes a special file (FIFO, socket, device).
 func (s *Store) Mknod(dir uint64, name string, mode, rdev uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.newNode(dir, name, mode, own, "", func(_ backend.Txn, i *Inode) error {
 		i.Rdev = rdev
 		return nil
@@ -180,7 +180,7 @@ func (s *Store) Symlink(dir uint64, name, target string, own Owner) (Inode, erro
 		return Inode{}, syscall.ENAMETOOLONG
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.newNode(dir, name, syscall.S_IFLNK|0o777, own, target, nil)
 	if err != nil {
 		return Inode{}, err
@@ -206,7 +206,7 @@ func (s *Store) Link(ino, dir uint64, name string) (Inode, error) {
 		return Inode{}, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if dir == RootIno && s.opts.Reserved[name] {
 		return Inode{}, syscall.EEXIST
 	}

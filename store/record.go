@@ -107,7 +107,7 @@ func (s *Store) flushAccess() error {
 		return nil
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	return s.kv.Update(func(t backend.Txn) error {
 		for ino, a := range pending {
 			if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {

@@ -32,7 +32,7 @@ func IsScratch(name string) bool {
 // new path is returned; anything else is deleted and "" is returned.
 func (s *Store) Remove(dir uint64, name string) (string, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	ino, mode, err := s.lookup(dir, name)
 	if err != nil {
 		return "", err
@@ -92,6 +92,7 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 		return "", err
 	}
 	s.notifyEntry(tdir, dest)
+	s.event(Moved, i.Ino)
 	p, _ := s.Path(i.Ino)
 	return p, nil
 }
@@ -153,6 +154,7 @@ func (s *Store) purge(ino uint64) error {
 		return err
 	}
 	s.forget(ino)
+	s.event(Removed, ino)
 	return nil
 }
 
@@ -170,7 +172,7 @@ func (s *Store) cleanOrphans() error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	for _, ino := range orphans {
 		if err := s.purge(ino); err != nil {
 			return fmt.Errorf("freeing orphan inode %d: %w", ino, err)
@@ -188,7 +190,7 @@ func (s *Store) Rmdir(dir uint64, name string) error {
 		return syscall.ENOTEMPTY
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	ino, mode, err := s.lookup(dir, name)
 	if err != nil {
 		return err

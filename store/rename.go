@@ -18,7 +18,7 @@ func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName str
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if newDir == RootIno && s.opts.Reserved[newName] {
 		return syscall.EEXIST
 	}
@@ -150,6 +150,10 @@ func (s *Store) rename(oldDir uint64, oldName string, newDir uint64, newName str
 	}, changed...)
 	if err != nil {
 		return err
+	}
+	s.event(Moved, srcIno)
+	if flags&RenameExchange != 0 {
+		s.event(Moved, dstIno)
 	}
 	if lastLink && !dstOpen {
 		return s.purge(dstIno)

@@ -38,6 +38,9 @@ type Options struct {
 	// Notify receives name and content changes that did not come through
 	// the kernel (imports, trash moves), so caches can be invalidated.
 	Notify Notifier
+	// OnChange is called with the memories that changed after each
+	// mutation, outside the store's locks.
+	OnChange func([]Change)
 	// Logger receives warnings; nil means log.Default().
 	Logger *log.Logger
 }
@@ -61,6 +64,8 @@ type Store struct {
 	mu sync.Mutex
 	// idNext and idEnd are the leased range of free inode numbers (mu).
 	idNext, idEnd uint64
+	// events waits for mu to be released (mu); see unlock.
+	events []Change
 
 	// icMu guards inodes, the cache of loaded inode records. Entries are
 	// replaced or mutated only with mu held as well (or, for size and

@@ -74,7 +74,7 @@ func (s *Store) SetXattr(ino uint64, name string, val []byte, flags uint32) erro
 		return syscall.E2BIG
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.editable(ino)
 	if err != nil {
 		return err
@@ -101,7 +101,7 @@ func (s *Store) RemoveXattr(ino uint64, name string) error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	i, err := s.editable(ino)
 	if err != nil {
 		return err

@@ -1,0 +1,38 @@
+package store
+
+// ChangeKind says what happened to a memory.
+type ChangeKind int
+
+const (
+	// Changed: content or metadata committed, or a new memory.
+	Changed ChangeKind = iota
+	// Moved: the memory has a new path (rename, trash, or a parent's rename).
+	Moved
+	// Removed: the memory is gone for good.
+	Removed
+)
+
+// Change is one event for Options.OnChange. Handlers re-read what they need
+// from the store, so events may be merged or arrive out of order.
+type Change struct {
+	Kind ChangeKind
+	Ino  uint64
+}
+
+// event records a change to deliver when mu is released. Caller holds mu.
+func (s *Store) event(kind ChangeKind, ino uint64) {
+	if s.opts.OnChange != nil {
+		s.events = append(s.events, Change{kind, ino})
+	}
+}
+
+// unlock releases mu and then delivers the events recorded under it, so
+// handlers may call back into the store.
+func (s *Store) unlock() {
+	ev := s.events
+	s.events = nil
+	s.mu.Unlock()
+	if len(ev) > 0 {
+		s.opts.OnChange(ev)
+	}
+}
