@@ -1,0 +1,270 @@
+package search
+
+import (
+	"math"
+	"sort"
+	"sync"
+)
+
+// BM25 parameters.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Key names one document: a file (Part 0) or one line of a log (Part n).
+type Key struct {
+	Ino  uint64
+	Part uint32
+}
+
+// Part is the text of one document of a file.
+type Part struct {
+	Part uint32
+	Text string
+}
+
+type doc struct {
+	key    Key
+	group  uint64 // documents of one group are neighbours
+	order  string // position in the group
+	length uint32
+	live   bool
+	pos    int // index in its group's ordered list (valid when cached)
+}
+
+type posting struct {
+	doc uint32
+	tf  uint32
+}
+
+// Index is an in-memory BM25 index.
+type Index struct {
+	mu       sync.RWMutex
+	docs     []doc
+	byIno    map[uint64][]uint32
+	post     map[string][]posting
+	totalLen uint64
+	live     int
+	dead     int
+	// groups caches each group's live documents in order; nil entries
+	// are rebuilt on demand.
+	groups map[uint64][]uint32
+	gen    uint64
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{byIno: map[uint64][]uint32{}, post: map[string][]posting{}, groups: map[uint64][]uint32{}}
+}
+
+// Gen changes whenever the index changes.
+func (x *Index) Gen() uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.gen
+}
+
+// Len is the number of live documents.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
+
+// Put replaces the documents of ino. Parts of one file are neighbours of
+// each other when there is more than one; a single-part file is placed in
+// group (its directory) at position order (its name).
+func (x *Index) Put(ino uint64, parts []Part, group uint64, order string) {
+	toks := make([][]string, len(parts))
+	for i, p := range parts {
+		toks[i] = Tokens(p.Text)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.removeLocked(ino)
+	for i, p := range parts {
+		g, o := group, order
+		if len(parts) > 1 {
+			g, o = ino|1<<63, lineOrder(p.Part)
+		}
+		x.addLocked(Key{ino, p.Part}, g, o, toks[i])
+	}
+	x.gen++
+	x.maybeCompact()
+}
+
+// Move updates the group and position of a single-part file.
+func (x *Index) Move(ino uint64, group uint64, order string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ids := x.byIno[ino]
+	if len(ids) != 1 {
+		return
+	}
+	d := &x.docs[ids[0]]
+	x.groups[d.group] = nil
+	d.group, d.order = group, order
+	x.groups[group] = nil
+	x.gen++
+}
+
+// Remove drops the documents of ino.
+func (x *Index) Remove(ino uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.removeLocked(ino)
+	x.gen++
+	x.maybeCompact()
+}
+
+func (x *Index) removeLocked(ino uint64) {
+	for _, id := range x.byIno[ino] {
+		d := &x.docs[id]
+		if d.live {
+			d.live = false
+			x.live--
+			x.dead++
+			x.totalLen -= uint64(d.length)
+			x.groups[d.group] = nil
+		}
+	}
+	delete(x.byIno, ino)
+}
+
+func (x *Index) addLocked(k Key, group uint64, order string, toks []string) {
+	id := uint32(len(x.docs))
+	x.docs = append(x.docs, doc{key: k, group: group, order: order, length: uint32(len(toks)), live: true})
+	x.byIno[k.Ino] = append(x.byIno[k.Ino], id)
+	x.live++
+	x.totalLen += uint64(len(toks))
+	x.groups[group] = nil
+	tf := make(map[string]uint32, len(toks))
+	for _, t := range toks {
+		tf[t]++
+	}
+	for t, n := range tf {
+		x.post[t] = append(x.post[t], posting{id, n})
+	}
+}
+
+// maybeCompact drops dead documents once they are half the index.
+func (x *Index) maybeCompact() {
+	if x.dead < 1024 || x.dead < x.live {
+		return
+	}
+	remap := make([]uint32, len(x.docs))
+	var docs []doc
+	for id, d := range x.docs {
+		if d.live {
+			remap[id] = uint32(len(docs))
+			docs = append(docs, d)
+		} else {
+			remap[id] = math.MaxUint32
+		}
+	}
+	for t, ps := range x.post {
+		out := ps[:0]
+		for _, p := range ps {
+			if r := remap[p.doc]; r != math.MaxUint32 {
+				out = append(out, posting{r, p.tf})
+			}
+		}
+		if len(out) == 0 {
+			delete(x.post, t)
+		} else {
+			x.post[t] = out
+		}
+	}
+	for ino, ids := range x.byIno {
+		for i, id := range ids {
+			ids[i] = remap[id]
+		}
+		x.byIno[ino] = ids
+	}
+	x.docs, x.dead = docs, 0
+	x.groups = map[uint64][]uint32{}
+}
+
+func lineOrder(n uint32) string {
+	const digits = "0123456789"
+	b := make([]byte, 10)
+	for i := 9; i >= 0; i-- {
+		b[i] = digits[n%10]
+		n /= 10
+	}
+	return string(b)
+}
+
+// sortedGroups rebuilds the group caches that are stale. Caller holds the
+// write lock.
+func (x *Index) sortedGroups() {
+	stale := map[uint64]bool{}
+	for g, ids := range x.groups {
+		if ids == nil {
+			stale[g] = true
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	members := map[uint64][]uint32{}
+	for id, d := range x.docs {
+		if d.live && stale[d.group] {
+			members[d.group] = append(members[d.group], uint32(id))
+		}
+	}
+	for g := range stale {
+		ids := members[g]
+		sort.Slice(ids, func(a, b int) bool { return naturalLess(x.docs[ids[a]].order, x.docs[ids[b]].order) })
+		if ids == nil {
+			delete(x.groups, g)
+			continue
+		}
+		for i, id := range ids {
+			x.docs[id].pos = i
+		}
+		x.groups[g] = ids
+	}
+}
+
+// naturalLess orders names with embedded numbers numerically
+// ("D1_2" < "D1_10").
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		ca, cb := a[0], b[0]
+		if isDigit(ca) && isDigit(cb) {
+			na, ra := leadingNumber(a)
+			nb, rb := leadingNumber(b)
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = ra, rb
+			continue
+		}
+		if ca != cb {
+			return ca < cb
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// leadingNumber splits off the digits at the start of s, without leading
+// zeros.
+func leadingNumber(s string) (string, string) {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	n := s[:i]
+	for len(n) > 1 && n[0] == '0' {
+		n = n[1:]
+	}
+	return n, s[i:]
+}

@@ -1,0 +1,81 @@
+package search
+
+import (
+	"testing"
+)
+
+func TestSearchRanksAndRemoves(t *testing.T) {
+	x := NewIndex()
+	x.Put(1, []Part{{0, "Alice likes ramen and sushi"}}, 100, "a")
+	x.Put(2, []Part{{0, "Bob likes pizza"}}, 100, "b")
+	x.Put(3, []Part{{0, "ramen ramen ramen noodles shop"}}, 100, "c")
+	hits := x.Search(Tokens("ramen"), Options{K: 10})
+	if len(hits) != 2 || hits[0].Ino != 3 || hits[1].Ino != 1 {
+		t.Fatalf("hits %+v", hits)
+	}
+	x.Remove(3)
+	hits = x.Search(Tokens("ramen"), Options{K: 10})
+	if len(hits) != 1 || hits[0].Ino != 1 {
+		t.Fatalf("after remove %+v", hits)
+	}
+	hits = x.Search(Tokens("ramen pizza"), Options{K: 10, Filter: func(ino uint64) bool { return ino == 2 }})
+	if len(hits) != 1 || hits[0].Ino != 2 {
+		t.Fatalf("filtered %+v", hits)
+	}
+	x.Put(1, []Part{{0, "Alice now prefers curry"}}, 100, "a")
+	if hits = x.Search(Tokens("ramen"), Options{K: 10}); len(hits) != 0 {
+		t.Fatalf("stale content found %+v", hits)
+	}
+}
+
+func TestNeighboursLiftTheAnswer(t *testing.T) {
+	x := NewIndex()
+	// A question in one turn, the answer in the next.
+	x.Put(10, []Part{{0, "Where did you go on vacation last summer?"}}, 7, "D1_9")
+	x.Put(11, []Part{{0, "We drove up the coast, it was lovely."}}, 7, "D1_10")
+	x.Put(12, []Part{{0, "Unrelated chatter about work."}}, 7, "D1_20")
+	x.Put(13, []Part{{0, "Something else entirely."}}, 8, "D2_1")
+	hits := x.Search(Tokens("vacation summer"), Options{K: 3, Neighbours: 0.5})
+	if len(hits) < 2 || hits[0].Ino != 10 || hits[1].Ino != 11 {
+		t.Fatalf("hits %+v", hits)
+	}
+	for _, h := range hits {
+		if h.Ino == 12 || h.Ino == 13 {
+			t.Fatalf("non-neighbour scored: %+v", hits)
+		}
+	}
+}
+
+func TestLinesAreDocuments(t *testing.T) {
+	x := NewIndex()
+	x.Put(5, []Part{{1, "first line about cats"}, {2, "second line about dogs"}, {3, "third line"}}, 0, "")
+	hits := x.Search(Tokens("dogs"), Options{K: 5})
+	if len(hits) != 1 || hits[0].Part != 2 {
+		t.Fatalf("hits %+v", hits)
+	}
+}
+
+func TestNaturalLess(t *testing.T) {
+	for _, c := range [][2]string{{"D1_2", "D1_10"}, {"a", "b"}, {"x9", "x10"}, {"s2", "s02a"}} {
+		if !naturalLess(c[0], c[1]) || naturalLess(c[1], c[0]) {
+			t.Errorf("%q < %q expected", c[0], c[1])
+		}
+	}
+}
+
+func TestCompaction(t *testing.T) {
+	x := NewIndex()
+	for i := uint64(0); i < 3000; i++ {
+		x.Put(i, []Part{{0, "common word"}}, 1, lineOrder(uint32(i)))
+	}
+	for i := uint64(0); i < 2500; i++ {
+		x.Remove(i)
+	}
+	if x.Len() != 500 || len(x.docs) >= 3000 {
+		t.Fatalf("live %d docs %d", x.Len(), len(x.docs))
+	}
+	hits := x.Search(Tokens("common"), Options{K: 1000, Neighbours: 0.3})
+	if len(hits) != 500 {
+		t.Fatalf("%d hits", len(hits))
+	}
+}

@@ -1,0 +1,110 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// maxTokenLen drops absurd tokens (base64 blobs, hashes) from the index.
+const maxTokenLen = 40
+
+// Tokens splits text into index terms: lower-cased, stemmed English words
+// without stop words, numbers, and bigrams of CJK runs.
+func Tokens(text string) []string {
+	out := make([]string, 0, len(text)/6)
+	var word strings.Builder
+	var cjk []rune
+	flushWord := func() {
+		if word.Len() == 0 {
+			return
+		}
+		w := word.String()
+		word.Reset()
+		if len(w) > maxTokenLen || stopWords[w] {
+			return
+		}
+		if len(w) > 2 && !isDigits(w) {
+			w = english.Stem(w, false)
+		}
+		out = append(out, w)
+	}
+	flushCJK := func() {
+		switch len(cjk) {
+		case 0:
+			return
+		case 1:
+			out = append(out, string(cjk))
+		default:
+			for i := 0; i+1 < len(cjk); i++ {
+				out = append(out, string(cjk[i:i+2]))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
+		switch {
+		case isCJK(r):
+			flushWord()
+			cjk = append(cjk, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			flushCJK()
+			word.WriteRune(unicode.ToLower(r))
+		case r == '\'' || r == '’':
+			// "Caroline's" → "caroline": drop the possessive.
+			flushCJK()
+			if i < len(text) && (text[i] == 's' || text[i] == 't') && (i+1 >= len(text) || !isWordByte(text[i+1])) {
+				if text[i] == 't' {
+					word.WriteByte('t') // keep "don't" as "dont"
+				}
+				i++
+			}
+			flushWord()
+		default:
+			flushWord()
+			flushCJK()
+		}
+	}
+	flushWord()
+	flushCJK()
+	return out
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isCJK reports scripts written without spaces between words.
+func isCJK(r rune) bool {
+	return r == 'ー' || r == '々' || unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// stopWords are English function words that carry no topic.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be
+	because been before being below between both but by can could did do does doing down during each
+	few for from further had has have having he her here hers herself him himself his how i if in into
+	is it its itself just me more most my myself no nor not now of off on once only or other our ours
+	ourselves out over own same she should so some such than that the their theirs them themselves then
+	there these they this those through to too under until up very was we were what when where which
+	while who whom why will with would you your yours yourself yourselves s t d ll m o re ve y
+	also did does get got let may might must shall us yes ok oh hey`) {
+		m[w] = true
+	}
+	return m
+}()
