@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // Request is one store-level command.
@@ -14,6 +15,9 @@ type Request struct {
 	Dest   string `json:"dest,omitempty"`
 	From   string `json:"from,omitempty"`
 	Repair bool   `json:"repair,omitempty"`
+	Query  string `json:"query,omitempty"`
+	User   string `json:"user,omitempty"`
+	K      int    `json:"k,omitempty"`
 }
 
 // Progress reports work done out of total (total 0: unknown).
@@ -21,7 +25,7 @@ type Progress func(done, total int64)
 
 // Run executes req on an open store. It is what both the CLI (store not
 // mounted) and the mount's control server (store mounted) call.
-func Run(st *store.Store, req Request, p Progress) (any, error) {
+func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, error) {
 	if p == nil {
 		p = func(int64, int64) {}
 	}
@@ -32,8 +36,29 @@ func Run(st *store.Store, req Request, p Progress) (any, error) {
 		return st.Fsck(req.Repair)
 	case "import":
 		return st.Import(req.Src, req.To, store.ProgressFunc(p))
+	case "search":
+		return search(eng, req)
 	case "export":
 		return st.Export(req.Dest, req.From, store.ProgressFunc(p))
 	}
 	return nil, fmt.Errorf("unknown operation %q", req.Op)
+}
+
+// search runs a query the way search/<query>/ does.
+func search(eng *views.Engine, req Request) ([]views.Result, error) {
+	if eng == nil {
+		return nil, fmt.Errorf("search needs the index")
+	}
+	q, err := views.ParseQuery(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	if req.K > 0 {
+		q.K = min(req.K, views.MaxK)
+	}
+	var scope views.Filter
+	if req.User != "" {
+		scope.Users = []string{req.User}
+	}
+	return eng.Search(q, scope), nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // Server answers CLI requests for a mounted store.
@@ -29,7 +30,7 @@ type line struct {
 
 // Serve listens on the Unix socket path. unmount is called for the
 // "unmount" operation.
-func Serve(path string, st *store.Store, unmount func() error) (*Server, error) {
+func Serve(path string, st *store.Store, eng *views.Engine, unmount func() error) (*Server, error) {
 	os.Remove(path) // a stale socket of a dead mount; the lock proves it is ours
 	ln, err := net.Listen("unix", path)
 	if err != nil {
@@ -63,7 +64,7 @@ func Serve(path string, st *store.Store, unmount func() error) (*Server, error) 
 		if req.Op == "unmount" {
 			err = unmount()
 		} else {
-			res, err = Run(st, req, progress)
+			res, err = Run(st, eng, req, progress)
 		}
 		out := line{Final: true}
 		if err != nil {

@@ -3,19 +3,24 @@
 // store errors into errnos; all filesystem logic lives in store (and, for
 // generated trees, in views).
 //
-// Node kinds and kernel caching:
+// Node kinds and kernel caching (timeouts are set on every reply; the
+// mount has no default, since go-fuse would replace each zero with it):
 //
-//	node kind                 type         entry/attr timeout   open flags
-//	real directory            *dirNode     1 s / 1 s            -
-//	root (real + generated)   *rootNode    1 s / 1 s            -
-//	real regular file         *fileNode    1 s / 1 s            FOPEN_KEEP_CACHE
-//	symlink, fifo, socket     *leafNode    1 s / 1 s            -
-//	meta/ directory           *metaDir     1 s / 1 s            -
-//	meta/* generated file     *genFile     0 / 0                FOPEN_DIRECT_IO, snapshot at open
+//	node kind                      type          entry / attr   open flags
+//	real directory                 *dirNode      1 s / 1 s      -
+//	root (real + generated trees)  *rootNode     1 s / 1 s      -
+//	real regular file              *fileNode     1 s / 1 s      FOPEN_KEEP_CACHE
+//	  … reached through a view     *fileNode     0 / 1 s        FOPEN_KEEP_CACHE
+//	symlink, fifo, socket          *leafNode     1 s / 1 s      -
+//	meta/, by-*/, recent/ dirs     *genDir kinds 0 / 0          -
+//	search/<q>/, context/          *queryDir …   0 / 0          -
+//	generated file (meta/*,        *genFile      0 / 0          FOPEN_DIRECT_IO,
+//	  .results, context/<q>)                                    snapshot at open
 //
-// Negative entries are cached for 1 s. Every change made through the kernel
-// keeps the kernel's caches right by itself; changes the store makes on its
-// own (imports, trash moves) reach the kernel through a notification queue
+// Missing names are never cached (a view gains names without the kernel
+// creating them). Every change to a real node made through the kernel keeps
+// the kernel's caches right by itself; changes the store makes on its own
+// (imports, trash moves) reach the kernel through a notification queue
 // (notify.go), never called with a lock held.
 //
 // Inode numbers: real nodes use the store's permanent inode number.

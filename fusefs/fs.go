@@ -5,11 +5,13 @@ import (
 	"hash/fnv"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // FS is the state shared by every node of one mount.
@@ -17,6 +19,7 @@ type FS struct {
 	st       *store.Store
 	dataDir  string
 	readOnly bool
+	eng      *views.Engine
 
 	// live maps a store inode number to the kernel-visible inode, for
 	// notifications. Entries are added when a node is handed to the kernel
@@ -57,6 +60,8 @@ func fillAttr(i *store.Inode, out *fuse.Attr) {
 // on identity.
 func (f *FS) newNode(ctx context.Context, parent *fs.Inode, i *store.Inode, out *fuse.EntryOut) *fs.Inode {
 	fillAttr(i, &out.Attr)
+	out.SetEntryTimeout(ttl)
+	out.SetAttrTimeout(ttl)
 	var ops fs.InodeEmbedder
 	switch i.Mode & syscall.S_IFMT {
 	case syscall.S_IFDIR:
@@ -78,3 +83,12 @@ func owner(ctx context.Context) store.Owner {
 	}
 	return store.Owner{Uid: uint32(syscall.Getuid()), Gid: uint32(syscall.Getgid())}
 }
+
+// Kernel cache timeouts. The mount sets no default (go-fuse would put its
+// default over every zero), so each reply states its own: real nodes are
+// cached for ttl (every change to them passes through this mount or is
+// announced), generated ones are not cached at all.
+const (
+	ttl      = time.Second
+	uncached = time.Duration(0)
+)

@@ -11,27 +11,14 @@ import (
 )
 
 // metaDir is meta/: generated files describing the store.
-type metaDir struct {
-	fs.Inode
-	fsys *FS
-}
-
-func (m *metaDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	genDirAttr(m.StableAttr().Ino, &out.Attr)
-	return 0
-}
+type metaDir struct{ genDir }
 
 func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	gen, ok := views.MetaFiles[name]
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	g := &genFile{fsys: m.fsys, gen: func() ([]byte, error) { return gen(m.fsys.st) }}
-	ch := m.NewInode(ctx, g, fs.StableAttr{Mode: syscall.S_IFREG, Ino: synthIno("/meta/" + name)})
-	g.fillAttr(ch.StableAttr().Ino, &out.Attr)
-	out.SetEntryTimeout(0)
-	out.SetAttrTimeout(0)
-	return ch, 0
+	return m.genFileChild(ctx, "/meta/"+name, func() ([]byte, error) { return gen(m.fsys.st) }, out), 0
 }
 
 func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
@@ -40,19 +27,6 @@ func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		list = append(list, fuse.DirEntry{Name: name, Mode: syscall.S_IFREG, Ino: synthIno("/meta/" + name)})
 	}
 	return fs.NewListDirStream(list), 0
-}
-
-// Names inside generated directories cannot be made or removed.
-func (m *metaDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	return nil, nil, 0, syscall.EROFS
-}
-func (m *metaDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
-}
-func (m *metaDir) Unlink(ctx context.Context, name string) syscall.Errno { return syscall.EROFS }
-func (m *metaDir) Rmdir(ctx context.Context, name string) syscall.Errno  { return syscall.EROFS }
-func (m *metaDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	return syscall.EROFS
 }
 
 // genFile is a generated read-only file. Each open takes a snapshot of the
@@ -76,7 +50,7 @@ func (g *genFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 	if h, ok := fh.(*snapshot); ok {
 		out.Size = uint64(len(h.data))
 	}
-	out.SetTimeout(0)
+	out.SetTimeout(uncached)
 	return 0
 }
 

@@ -4,18 +4,21 @@ import (
 	"log"
 	"os"
 	"syscall"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // Config is how to mount.
 type Config struct {
 	// DataDir is reported by statfs (free space) and as the source name.
-	DataDir    string
+	DataDir string
+	// Views is the catalog and index behind the generated trees; it must
+	// be the store's OnChange handler and started.
+	Views      *views.Engine
 	ReadOnly   bool
 	AllowOther bool
 	Debug      bool
@@ -40,16 +43,12 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 	if n == nil {
 		n = NewNotifier()
 	}
-	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n}
+	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n, eng: cfg.Views}
 	root := &rootNode{dirNode{node{fsys: f, ino: store.RootIno}}}
-	// Every change passes through this process, so kernel caches can be
-	// kept for a while; the store's own changes are pushed as
-	// invalidations. One second bounds any staleness we failed to announce.
-	ttl := time.Second
+	// Timeouts are set per reply (see ttl in fs.go): real nodes are
+	// cached, generated ones are not. Missing names are not cached
+	// either: a view gains names without the kernel creating them.
 	opts := &fs.Options{
-		EntryTimeout:    &ttl,
-		AttrTimeout:     &ttl,
-		NegativeTimeout: &ttl,
 		MountOptions: fuse.MountOptions{
 			FsName: cfg.DataDir,
 			Name:   "mnemofs",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // requireFuse skips when FUSE is missing, or fails when
@@ -38,14 +39,17 @@ func mountAt(t testing.TB, data string, o store.Options) *testFS {
 		t.Fatal(err)
 	}
 	n := NewNotifier()
+	eng := views.NewEngine(nil)
 	o.Notify = n
 	o.Reserved = ReservedNames()
+	o.OnChange = eng.Handle
 	st, err := store.Open(kv, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	eng.Start(st)
 	mnt := t.TempDir()
-	srv, err := Mount(mnt, st, n, Config{DataDir: data, Debug: testing.Verbose() && os.Getenv("MNEMOFS_FUSE_DEBUG") != ""})
+	srv, err := Mount(mnt, st, n, Config{DataDir: data, Views: eng, Debug: os.Getenv("MNEMOFS_FUSE_DEBUG") != ""})
 	if err != nil {
 		t.Fatal(err)
 	}

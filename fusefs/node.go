@@ -27,6 +27,7 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 		return errno(err)
 	}
 	fillAttr(&i, &out.Attr)
+	out.SetTimeout(ttl)
 	return 0
 }
 
@@ -60,6 +61,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 		return errno(err)
 	}
 	fillAttr(&i, &out.Attr)
+	out.SetTimeout(ttl)
 	return 0
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // rootNode is the root directory: the real root plus the generated trees.
@@ -15,9 +17,35 @@ type rootNode struct {
 	dirNode
 }
 
+// recentN is how many memories recent/ shows.
+const recentN = 50
+
 // generated lists the generated trees at the root and builds their nodes.
 var generated = map[string]func(f *FS) fs.InodeEmbedder{
-	"meta": func(f *FS) fs.InodeEmbedder { return &metaDir{fsys: f} },
+	"meta": func(f *FS) fs.InodeEmbedder { return &metaDir{genDir{fsys: f}} },
+	"by-user": func(f *FS) fs.InodeEmbedder {
+		return &valuesDir{genDir: genDir{fsys: f}, field: "user", key: "/by-user"}
+	},
+	"by-type": func(f *FS) fs.InodeEmbedder {
+		return &valuesDir{genDir: genDir{fsys: f}, field: "type", key: "/by-type"}
+	},
+	"by-tag":  func(f *FS) fs.InodeEmbedder { return &valuesDir{genDir: genDir{fsys: f}, field: "tag", key: "/by-tag"} },
+	"by-date": func(f *FS) fs.InodeEmbedder { return &dateDir{genDir: genDir{fsys: f}} },
+	"recent": func(f *FS) fs.InodeEmbedder {
+		return newViewRoot(f, func() views.Filter {
+			only := map[uint64]bool{}
+			for _, ino := range f.eng.Recent(recentN, views.Filter{}) {
+				only[ino] = true
+			}
+			return views.Filter{Only: only}
+		}, "/recent")
+	},
+	"search": func(f *FS) fs.InodeEmbedder {
+		return &searchDir{genDir: genDir{fsys: f}, scope: fixed(views.Filter{}), key: "/search"}
+	},
+	"context": func(f *FS) fs.InodeEmbedder {
+		return &contextDir{genDir: genDir{fsys: f}, scope: fixed(views.Filter{}), key: "/context"}
+	},
 }
 
 // ReservedNames are the root names the store must refuse to create.
@@ -33,6 +61,8 @@ func (r *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	if mk, ok := generated[name]; ok {
 		ch := r.NewInode(ctx, mk(r.fsys), fs.StableAttr{Mode: syscall.S_IFDIR, Ino: synthIno("/" + name)})
 		genDirAttr(ch.StableAttr().Ino, &out.Attr)
+		out.SetEntryTimeout(ttl) // the generated trees themselves never change
+		out.SetAttrTimeout(ttl)
 		return ch, 0
 	}
 	return r.dirNode.Lookup(ctx, name, out)

@@ -53,7 +53,7 @@ func TestFreshTree(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, " "); got != "archive episodic meta semantic working" {
+	if got := strings.Join(names, " "); got != "archive by-date by-tag by-type by-user context episodic meta recent search semantic working" {
 		t.Fatalf("root lists %q", got)
 	}
 	if ino(t, tf.dir) != store.RootIno {
@@ -356,7 +356,7 @@ func TestFrontMatterAndMeta(t *testing.T) {
 		byPath[m.Path] = m
 	}
 	a := byPath["/semantic/alice.md"]
-	if a.ID != "m1" || strings.Join(a.Users, ",") != "alice,bob" || strings.Join(a.Tags, ",") != "food,travel" ||
+	if a.ID != "m1" || strings.Join(a.Users, ",") != "bob,alice" || strings.Join(a.Tags, ",") != "food,travel" ||
 		a.Importance == nil || *a.Importance != 0.8 || a.Created.Format("2006-01-02") != "2024-05-01" ||
 		a.Extra["mood"] != "happy" || a.Type != "semantic" {
 		t.Fatalf("alice metadata %+v", a)

@@ -38,7 +38,13 @@ var Keys = []struct{ Key, Aliases, Kind, Doc string }{
 // fromMap fills m from decoded key/values, returning the problems found.
 func (m *Meta) fromMap(kv map[string]any) []string {
 	var errs []string
-	for k, v := range kv {
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // deterministic order of users and tags
+	for _, k := range keys {
+		v := kv[k]
 		var err error
 		switch strings.ToLower(k) {
 		case "id", "memory_id":

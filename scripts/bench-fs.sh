@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # bench-fs.sh: per-operation latency and sequential throughput of mnemofs,
-# side by side with the native disk and go-fuse's example loopback (the
-# baseline cost of FUSE through the same library), using scripts/fsbench.
+# side by side with the native disk and go-fuse's loopback (the baseline
+# cost of FUSE through the same library), using scripts/fsbench. Targets:
+#   native         a plain directory on the same disk
+#   loopback       go-fuse's example/loopback (1 s TTLs); as root on a
+#                  kernel >= 6.9 it uses FUSE passthrough, so file data
+#                  bypasses the daemon
+#   loopback-nopt  the same loopback with passthrough refused (fsbench
+#                  loopback -no-passthrough): every read/write is a round
+#                  trip, as in mnemofs
+#   mnemofs        a fresh store mounted with mnemofs mount
 #
-# It builds mnemofs, loopback and fsbench, makes a scratch area on disk
-# (not tmpfs), mounts loopback over a plain directory and mnemofs over a
-# fresh store, and runs fsbench ROUNDS times against each target in rotating
-# order so noise hits all three alike. It prints a Markdown table of the
+# It builds the binaries, makes a scratch area on disk (not tmpfs), mounts
+# the FUSE targets, and runs fsbench ROUNDS times against each target in
+# rotating order so noise hits all alike. It prints Markdown tables of the
 # median over rounds, and removes mounts and scratch data on exit.
 #
 #   bash scripts/bench-fs.sh                    # from the repo root
@@ -42,24 +49,21 @@ FSBENCH_FLAGS=${FSBENCH_FLAGS:-}
 
 SCRATCH=$(mktemp -d "$SCRATCH_PARENT/mnemofs-bench.XXXXXX")
 BIN=$SCRATCH/bin
-LO_PID= MN_PID=
+LO_PID= NP_PID= MN_PID=
 
 unmount_all() {
-	if [ -n "$MN_PID" ] && kill -0 "$MN_PID" 2>/dev/null; then
-		kill -TERM "$MN_PID" 2>/dev/null || true
-		for _ in $(seq 100); do kill -0 "$MN_PID" 2>/dev/null || break; sleep 0.1; done
-	fi
-	if [ -n "$LO_PID" ] && kill -0 "$LO_PID" 2>/dev/null; then
-		kill -TERM "$LO_PID" 2>/dev/null || true
-		for _ in $(seq 100); do kill -0 "$LO_PID" 2>/dev/null || break; sleep 0.1; done
-	fi
-	for m in "$SCRATCH/lo-mnt" "$SCRATCH/mn-mnt"; do
+	for p in $MN_PID $LO_PID $NP_PID; do
+		kill -0 "$p" 2>/dev/null || continue
+		kill -TERM "$p" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
+	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt"; do
 		if grep -qF " $m fuse" /proc/mounts; then
 			fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "bench-fs: could not unmount $m" >&2
 		fi
 	done
-	for p in $MN_PID $LO_PID; do kill -KILL "$p" 2>/dev/null || true; done
-	MN_PID= LO_PID=
+	for p in $MN_PID $LO_PID $NP_PID; do kill -KILL "$p" 2>/dev/null || true; done
+	MN_PID= LO_PID= NP_PID=
 }
 
 cleanup() {
@@ -80,7 +84,7 @@ fstype=$(df -T "$SCRATCH" | awk 'NR==2 {print $2}')
 [ "$fstype" = tmpfs ] && echo "bench-fs: warning: $SCRATCH is on tmpfs, not a disk; set SCRATCH_PARENT" >&2
 
 echo "bench-fs: building into $BIN" >&2
-mkdir -p "$BIN" "$SCRATCH/native" "$SCRATCH/lo-orig" "$SCRATCH/lo-mnt" "$SCRATCH/mn-data" "$SCRATCH/mn-mnt"
+mkdir -p "$BIN" "$SCRATCH/native" "$SCRATCH/lo-orig" "$SCRATCH/lo-mnt" "$SCRATCH/np-orig" "$SCRATCH/np-mnt" "$SCRATCH/mn-data" "$SCRATCH/mn-mnt"
 go build -o "$BIN/mnemofs" ./cmd/mnemofs
 go build -o "$BIN/loopback" github.com/hanwen/go-fuse/v2/example/loopback
 go build -o "$BIN/fsbench" ./scripts/fsbench
@@ -101,20 +105,23 @@ direct=
 "$BIN/loopback" $direct "$SCRATCH/lo-mnt" "$SCRATCH/lo-orig" >"$SCRATCH/loopback.log" 2>&1 &
 LO_PID=$!
 wait_for "$SCRATCH/loopback.log" "Mounted!" "$LO_PID"
+"$BIN/fsbench" loopback -no-passthrough "$SCRATCH/np-mnt" "$SCRATCH/np-orig" >"$SCRATCH/loopback-nopt.log" 2>&1 &
+NP_PID=$!
+wait_for "$SCRATCH/loopback-nopt.log" "Mounted!" "$NP_PID"
 "$BIN/mnemofs" mount --data "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" >"$SCRATCH/mnemofs.log" 2>&1 &
 MN_PID=$!
 wait_for "$SCRATCH/mnemofs.log" "^mnemofs: mounted" "$MN_PID"
 
-declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [mnemofs]="$SCRATCH/mn-mnt")
-ORDER=(native loopback mnemofs)
+declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [loopback-nopt]="$SCRATCH/np-mnt" [mnemofs]="$SCRATCH/mn-mnt")
+ORDER=(native loopback loopback-nopt mnemofs)
 stamp=$(date +%Y%m%d-%H%M%S)
 RES=$OUT/fs-$stamp
 mkdir -p "$RES"
 echo "bench-fs: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r); scratch on $fstype ($SCRATCH)" >&2
 echo "bench-fs: $ROUNDS rounds, $ITERS iterations, $FILES-entry readdir, $SEQ_MIB MiB sequential" >&2
 for r in $(seq "$ROUNDS"); do
-	for i in 0 1 2; do
-		t=${ORDER[$(((i + r - 1) % 3))]}
+	for i in "${!ORDER[@]}"; do
+		t=${ORDER[$(((i + r - 1) % ${#ORDER[@]}))]}
 		echo "bench-fs: round $r: $t" >&2
 		# shellcheck disable=SC2086
 		"$BIN/fsbench" -json -label "$t" -n "$ITERS" -files "$FILES" -seq-mib "$SEQ_MIB" $FSBENCH_FLAGS \
@@ -128,7 +135,7 @@ done
 	echo
 	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r), scratch on $fstype."
 	echo "Command: ROUNDS=$ROUNDS ITERS=$ITERS FILES=$FILES SEQ_MIB=$SEQ_MIB bash scripts/bench-fs.sh"
-	echo "mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'); loopback = go-fuse $(go list -m -f '{{.Version}}' github.com/hanwen/go-fuse/v2) example/loopback (1 s TTLs)."
+	echo "mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'); loopback = go-fuse $(go list -m -f '{{.Version}}' github.com/hanwen/go-fuse/v2) example/loopback (1 s TTLs; FUSE passthrough when root on Linux >= 6.9); loopback-nopt = the same without passthrough."
 	"$BIN/fsbench" table "$RES"/round*.json
 } | tee "$OUT/bench-fs-$stamp.md"
 echo >&2

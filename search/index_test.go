@@ -35,12 +35,13 @@ func TestNeighboursLiftTheAnswer(t *testing.T) {
 	x.Put(11, []Part{{0, "We drove up the coast, it was lovely."}}, 7, "D1_10")
 	x.Put(12, []Part{{0, "Unrelated chatter about work."}}, 7, "D1_20")
 	x.Put(13, []Part{{0, "Something else entirely."}}, 8, "D2_1")
+	x.Put(14, []Part{{0, "More small talk."}}, 7, "D1_21")
 	hits := x.Search(Tokens("vacation summer"), Options{K: 3, Neighbours: 0.5})
 	if len(hits) < 2 || hits[0].Ino != 10 || hits[1].Ino != 11 {
 		t.Fatalf("hits %+v", hits)
 	}
 	for _, h := range hits {
-		if h.Ino == 12 || h.Ino == 13 {
+		if h.Ino == 12 || h.Ino == 13 || h.Ino == 14 {
 			t.Fatalf("non-neighbour scored: %+v", hits)
 		}
 	}
@@ -77,5 +78,14 @@ func TestCompaction(t *testing.T) {
 	hits := x.Search(Tokens("common"), Options{K: 1000, Neighbours: 0.3})
 	if len(hits) != 500 {
 		t.Fatalf("%d hits", len(hits))
+	}
+}
+
+func TestNoNeighboursInSmallGroups(t *testing.T) {
+	x := NewIndex()
+	x.Put(1, []Part{{0, "platypus sighting"}}, 7, "a")
+	x.Put(2, []Part{{0, "todo list"}}, 7, "b")
+	if hits := x.Search(Tokens("platypus"), Options{K: 5, Neighbours: 0.5}); len(hits) != 1 {
+		t.Fatalf("hits %+v", hits)
 	}
 }

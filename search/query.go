@@ -18,6 +18,14 @@ type Options struct {
 	Neighbours float64
 }
 
+// Neighbours only count in sequences of short documents: at least
+// minGroup siblings (a session's turns, a log's lines), each document of at
+// most shortDoc terms. A folder of a few long notes is no sequence.
+const (
+	minGroup = 4
+	shortDoc = 80
+)
+
 // Hit is one ranked file.
 type Hit struct {
 	Ino   uint64
@@ -74,7 +82,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			score[id] += s
 			d := &x.docs[id]
 			g := x.groups[d.group]
-			if len(g) < 2 || d.pos >= len(g) || g[d.pos] != id {
+			if len(g) < minGroup || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
 				continue
 			}
 			share := o.Neighbours * s / 2

@@ -88,21 +88,29 @@ func (s *Store) dropStale(f *openFile) error {
 	return nil
 }
 
-// commit stores the dirty state of f with its metadata in one transaction.
+// commit stores the dirty state of f with its metadata in one transaction
+// and then tells the change handler.
 func (s *Store) commit(f *openFile) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	ev, err := s.commitLocked(f)
+	f.mu.Unlock()
+	s.deliver(ev)
+	return err
+}
+
+// commitLocked is commit with f.mu held; it returns the events to deliver.
+func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if !f.modified {
-		return nil
+		return nil, nil
 	}
 	i, err := s.inode(f.ino)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(i.Links) == 0 {
 		// Unlinked: nothing to keep.
 		f.modified, f.dirty, f.dirtyBytes = false, nil, 0
-		return nil
+		return nil, nil
 	}
 	// Hash and parse outside s.mu: reads see the dirty chunks through f.
 	s.icMu.RLock()
@@ -110,16 +118,16 @@ func (s *Store) commit(f *openFile) error {
 	s.icMu.RUnlock()
 	sum, head, err := s.digest(f, size)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.mu.Lock()
-	defer s.unlock()
+	defer func() { ev = s.unlockKeep() }()
 	if err := s.dropStale(f); err != nil {
-		return err
+		return nil, err
 	}
 	rec, err := s.record(f.ino)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	parsed := memory.Parse(name, head)
 	changed := rec.SHA256 != sum
@@ -152,11 +160,11 @@ func (s *Store) commit(f *openFile) error {
 		for idx, c := range f.dirty {
 			if err = b.Set(backend.ChunkKey(ino, idx), c); err != nil {
 				b.Cancel()
-				return err
+				return nil, err
 			}
 		}
 		if err = b.Flush(); err != nil {
-			return err
+			return nil, err
 		}
 		err = s.kv.Update(func(t backend.Txn) error {
 			if err := putInode(t, snapshot); err != nil {
@@ -166,12 +174,12 @@ func (s *Store) commit(f *openFile) error {
 		})
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
 	f.committedSize = size
 	s.event(Changed, ino)
-	return nil
+	return nil, nil
 }
 
 // headMax is how much of a file is kept in hand for metadata parsing.

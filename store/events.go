@@ -27,11 +27,20 @@ func (s *Store) event(kind ChangeKind, ino uint64) {
 }
 
 // unlock releases mu and then delivers the events recorded under it, so
-// handlers may call back into the store.
-func (s *Store) unlock() {
+// handlers may call back into the store. Callers that still hold an
+// openFile.mu use unlockKeep and deliver after releasing it.
+func (s *Store) unlock() { s.deliver(s.unlockKeep()) }
+
+// unlockKeep releases mu and returns the events recorded under it.
+func (s *Store) unlockKeep() []Change {
 	ev := s.events
 	s.events = nil
 	s.mu.Unlock()
+	return ev
+}
+
+// deliver hands events to the handler. No store lock may be held.
+func (s *Store) deliver(ev []Change) {
 	if len(ev) > 0 {
 		s.opts.OnChange(ev)
 	}

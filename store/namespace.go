@@ -315,3 +315,6 @@ func (s *Store) mkdirAll(p string, own Owner) (uint64, error) {
 	}
 	return ino, nil
 }
+
+// ValidName reports whether name can be a directory entry.
+func ValidName(name string) bool { return checkName(name) == nil }

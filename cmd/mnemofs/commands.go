@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 func importCmd() *cobra.Command {
@@ -172,4 +174,33 @@ func (b *bar) finish() {
 	if b.b != nil {
 		b.b.Finish()
 	}
+}
+
+func searchCmd() *cobra.Command {
+	var user string
+	var k int
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "search [--user NAME] [-k N] [--json] QUERY",
+		Short: "rank memories for a query (the same ranking as search/<query>/)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var rs []views.Result
+			q := strings.Join(args, " ")
+			if err := run(control.Request{Op: "search", Query: q, User: user, K: k}, nil, &rs); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(rs)
+			}
+			for _, r := range rs {
+				fmt.Printf("%2d  %7.3f  %s\n    %s\n", r.Rank, r.Score, r.Path, r.Snippet)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&user, "user", "", "only this user's memories")
+	c.Flags().IntVarP(&k, "k", "k", views.DefaultK, "number of results")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
 }

@@ -91,9 +91,9 @@ func crashWriter() int {
 // writeDurable writes a random file (directly, or as NAME.tmp renamed over
 // NAME), fsyncs it and its directory, and returns its sha256.
 func writeDurable(rng *rand.Rand, dir, name string, viaRename bool) (string, error) {
-	size := rng.IntN(64 << 10)
-	if rng.IntN(8) == 0 {
-		size = rng.IntN(1 << 20)
+	size := rng.IntN(16 << 10) // mostly small; some span several chunks
+	if rng.IntN(16) == 0 {
+		size = rng.IntN(384 << 10)
 	}
 	data := make([]byte, size)
 	for i := range data {
@@ -209,29 +209,53 @@ func readManifest(t *testing.T, manifest string) map[string]string {
 // verifyManifest checks every recorded file through the mount.
 func verifyManifest(t *testing.T, mnt string, entries map[string]string, round int) {
 	t.Helper()
-	lost := 0
-	for p, want := range entries {
-		full := filepath.Join(mnt, p)
-		b, err := os.ReadFile(full)
-		var msg string
-		if err != nil {
-			msg = err.Error()
-		} else if got := sha(b); got != want {
-			msg = fmt.Sprintf("content sha256 %s (%d bytes), want %s", got, len(b), want)
-		} else if x, err := getxattr(full, "user.mnemofs.sha256"); err != nil || x != want {
-			msg = fmt.Sprintf("user.mnemofs.sha256 = %q (%v) disagrees with the content", x, err)
-		} else if x, err := getxattr(full, "user.mnemofs.size"); err != nil || x != strconv.Itoa(len(b)) {
-			msg = fmt.Sprintf("user.mnemofs.size = %q (%v), content is %d bytes", x, err, len(b))
-		} else {
-			continue
-		}
-		if lost++; lost <= 10 {
-			t.Errorf("round %d: fsync'd file %s after SIGKILL and remount: %s", round, p, msg)
-		}
+	paths := make(chan string)
+	var mu sync.Mutex
+	var bad []string
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for p := range paths {
+				if msg := verifyFile(filepath.Join(mnt, p), entries[p]); msg != "" {
+					mu.Lock()
+					bad = append(bad, p+": "+msg)
+					mu.Unlock()
+				}
+			}
+		})
 	}
-	if lost > 0 {
-		t.Fatalf("round %d: %d of %d fsync'd files lost or damaged", round, lost, len(entries))
+	for p := range entries {
+		paths <- p
 	}
+	close(paths)
+	wg.Wait()
+	for i, b := range bad {
+		if i == 10 {
+			break
+		}
+		t.Errorf("round %d: fsync'd file %s", round, b)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("round %d: %d of %d fsync'd files lost or damaged after SIGKILL and remount", round, len(bad), len(entries))
+	}
+}
+
+// verifyFile returns what is wrong with the file at full, or "".
+func verifyFile(full, want string) string {
+	b, err := os.ReadFile(full)
+	if err != nil {
+		return err.Error()
+	}
+	if got := sha(b); got != want {
+		return fmt.Sprintf("content sha256 %s (%d bytes), want %s", got, len(b), want)
+	}
+	if x, err := getxattr(full, "user.mnemofs.sha256"); err != nil || x != want {
+		return fmt.Sprintf("user.mnemofs.sha256 = %q (%v) disagrees with the content", x, err)
+	}
+	if x, err := getxattr(full, "user.mnemofs.size"); err != nil || x != strconv.Itoa(len(b)) {
+		return fmt.Sprintf("user.mnemofs.size = %q (%v), content is %d bytes", x, err, len(b))
+	}
+	return ""
 }
 
 func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
@@ -284,10 +308,15 @@ func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
 		t.Logf("round %d: killed after %v, %d new files recorded (%s)", round, delay, len(entries)-before,
 			strings.TrimSpace(w.stderr.String()))
 
+		t0 := time.Now()
 		m = startMount(t, data, mnt)
+		t1 := time.Now()
 		verifyManifest(t, mnt, entries, round)
+		t2 := time.Now()
 		m.stop(t, syscall.SIGTERM)
+		t3 := time.Now()
 		r := runMnemofs(t, "fsck", "--data", data)
+		t.Logf("TIMING mount %v verify %v stop %v fsck %v", t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3))
 		if r.code != 0 || !strings.Contains(r.stdout, "consistent") {
 			t.Fatalf("round %d: fsck after crash and remount is not clean:\n%s", round, r)
 		}

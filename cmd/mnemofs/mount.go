@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/fusefs"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 func reservedNames() map[string]bool { return fusefs.ReservedNames() }
@@ -143,12 +144,15 @@ func mount(mountpoint string, cfg fusefs.Config) error {
 	}
 	defer lock.Release()
 	n := fusefs.NewNotifier()
-	kv, st, err := openStore(data, n, fusefs.ReservedNames())
+	cfg.Logger = log.New(os.Stderr, "mnemofs: ", 0)
+	eng := views.NewEngine(cfg.Logger)
+	kv, st, err := openStore(data, n, eng.Handle)
 	if err != nil {
 		return err
 	}
+	eng.Start(st)
 	cfg.DataDir = data
-	cfg.Logger = log.New(os.Stderr, "mnemofs: ", 0)
+	cfg.Views = eng
 	srv, err := fusefs.Mount(mnt, st, n, cfg)
 	if err != nil {
 		st.Close()
@@ -169,7 +173,7 @@ func mount(mountpoint string, cfg fusefs.Config) error {
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
-	ctl, err := control.Serve(sock, st, func() error { go unmount(); return nil })
+	ctl, err := control.Serve(sock, st, eng, func() error { go unmount(); return nil })
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mnemofs: warning: no control socket (%v): other commands cannot reach this mount\n", err)
 		me.Socket = ""

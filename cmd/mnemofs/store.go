@@ -12,6 +12,7 @@ import (
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 var globals struct {
@@ -63,7 +64,7 @@ func encryptionKey() ([]byte, error) {
 }
 
 // openStore opens the store in dataDir, which the caller has locked.
-func openStore(dataDir string, n store.Notifier, reserved map[string]bool) (backend.KV, *store.Store, error) {
+func openStore(dataDir string, n store.Notifier, onChange func([]store.Change)) (backend.KV, *store.Store, error) {
 	key, err := encryptionKey()
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +79,7 @@ func openStore(dataDir string, n store.Notifier, reserved map[string]bool) (back
 	case err != nil:
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
 	}
-	st, err := store.Open(kv, store.Options{Notify: n, Reserved: reserved, Logger: logger})
+	st, err := store.Open(kv, store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger})
 	if err != nil {
 		kv.Close()
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
@@ -107,11 +108,20 @@ func run(req control.Request, p control.Progress, result any) error {
 		return fmt.Errorf("locking the store in %s: %w", dir, err)
 	}
 	defer lock.Release()
-	kv, st, err := openStore(dir, nil, reservedNames())
+	var eng *views.Engine
+	var onChange func([]store.Change)
+	if req.Op == "search" {
+		eng = views.NewEngine(nil)
+		onChange = eng.Handle
+	}
+	kv, st, err := openStore(dir, nil, onChange)
 	if err != nil {
 		return err
 	}
-	res, rerr := control.Run(st, req, p)
+	if eng != nil {
+		eng.Start(st)
+	}
+	res, rerr := control.Run(st, eng, req, p)
 	err = errors.Join(rerr, st.Close(), kv.Close())
 	if err != nil {
 		return err

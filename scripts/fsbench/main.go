@@ -15,6 +15,7 @@
 //	go run ./scripts/fsbench -label native /var/tmp/somedir
 //	go run ./scripts/fsbench -json -n 500 /mnt/mnemofs > r.json
 //	go run ./scripts/fsbench table r1.json r2.json ...   # Markdown summary
+//	go run ./scripts/fsbench loopback -no-passthrough MNT ORIG  # baseline
 //
 // Latencies are reported in microseconds (median, p95, mean).
 package main
@@ -68,11 +69,15 @@ var (
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: fsbench [flags] DIR\n       fsbench table RESULT.json...\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: fsbench [flags] DIR\n       fsbench table RESULT.json...\n       fsbench loopback [-no-passthrough] MNT ORIG\n\nflags:\n")
 		flag.PrintDefaults()
 	}
-	if len(os.Args) > 1 && os.Args[1] == "table" {
-		if err := table(os.Args[2:]); err != nil {
+	if len(os.Args) > 1 && (os.Args[1] == "table" || os.Args[1] == "loopback") {
+		cmd := table
+		if os.Args[1] == "loopback" {
+			cmd = loopback
+		}
+		if err := cmd(os.Args[2:]); err != nil {
 			fatal(err)
 		}
 		return

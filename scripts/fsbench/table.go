@@ -50,13 +50,18 @@ func table(files []string) error {
 		}
 	}
 	// The usual targets first, in this order; others after them.
-	rank := map[string]int{"native": 1, "loopback": 2, "mnemofs": 3}
+	rank := map[string]int{"native": 1, "loopback": 2, "loopback-nopt": 3, "mnemofs": 4}
 	sort.SliceStable(labels, func(i, j int) bool {
 		ri, rj := rank[labels[i]], rank[labels[j]]
 		return ri != 0 && (rj == 0 || ri < rj)
 	})
-	has := func(l string) bool { return seen["l"+l] }
-	ratio := has("mnemofs") && has("loopback")
+	// Ratio columns: mnemofs over each loopback target.
+	var ratio []string
+	for _, l := range labels {
+		if strings.HasPrefix(l, "loopback") && seen["lmnemofs"] {
+			ratio = append(ratio, l)
+		}
+	}
 	for _, kind := range []string{"median", "p95"} {
 		title := "Latency, median of per-run medians (µs; lower is better)"
 		if kind == "p95" {
@@ -68,11 +73,11 @@ func table(files []string) error {
 	return nil
 }
 
-func printTable(title, kind, unit string, labels, ops []string, units map[string]string, vals map[string]map[string][]float64, ratio bool) {
+func printTable(title, kind, unit string, labels, ops []string, units map[string]string, vals map[string]map[string][]float64, ratio []string) {
 	fmt.Printf("\n%s\n\n| op | %s |", title, strings.Join(labels, " | "))
 	sep := "|---|" + strings.Repeat("---:|", len(labels))
-	if ratio {
-		fmt.Print(" mnemofs/loopback |")
+	for _, l := range ratio {
+		fmt.Printf(" mnemofs/%s |", l)
 		sep += "---:|"
 	}
 	fmt.Printf("\n%s\n", sep)
@@ -89,8 +94,8 @@ func printTable(title, kind, unit string, labels, ops []string, units map[string
 			}
 			fmt.Printf(" %s |", format(med(v[l])))
 		}
-		if ratio {
-			if lo := med(v["loopback"]); lo > 0 && len(v["mnemofs"]) > 0 {
+		for _, l := range ratio {
+			if lo := med(v[l]); lo > 0 && len(v["mnemofs"]) > 0 {
 				fmt.Printf(" %.2f× |", med(v["mnemofs"])/lo)
 			} else {
 				fmt.Print(" – |")

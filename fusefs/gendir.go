@@ -1,0 +1,67 @@
+package fusefs
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// genDir is what every generated directory has: synthetic attributes and
+// EROFS for every change of names (go-fuse's defaults would let Unlink and
+// Rmdir succeed silently).
+type genDir struct {
+	fs.Inode
+	fsys *FS
+}
+
+func (g *genDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	genDirAttr(g.StableAttr().Ino, &out.Attr)
+	return 0
+}
+
+func (g *genDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	return nil, nil, 0, syscall.EROFS
+}
+func (g *genDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+func (g *genDir) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+func (g *genDir) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+func (g *genDir) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+func (g *genDir) Unlink(ctx context.Context, name string) syscall.Errno { return syscall.EROFS }
+func (g *genDir) Rmdir(ctx context.Context, name string) syscall.Errno  { return syscall.EROFS }
+func (g *genDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	return syscall.EROFS
+}
+
+// child returns a generated directory node named name below g, whose
+// inode number derives from key (its path in the mount).
+func (g *genDir) child(ctx context.Context, key string, ops fs.InodeEmbedder, out *fuse.EntryOut) *fs.Inode {
+	ino := synthIno(key)
+	genDirAttr(ino, &out.Attr)
+	// Views gain and lose names as memories change: never cache them.
+	out.SetEntryTimeout(uncached)
+	return g.NewInode(ctx, ops, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: ino})
+}
+
+// genFileChild returns a generated file below g.
+func (g *genDir) genFileChild(ctx context.Context, key string, gen func() ([]byte, error), out *fuse.EntryOut) *fs.Inode {
+	f := &genFile{fsys: g.fsys, gen: gen}
+	ino := synthIno(key)
+	f.fillAttr(ino, &out.Attr)
+	out.SetEntryTimeout(uncached)
+	out.SetAttrTimeout(uncached)
+	return g.NewInode(ctx, f, fs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+}
+
+func dirEntry(name, key string) fuse.DirEntry {
+	return fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR, Ino: synthIno(key)}
+}

@@ -1,0 +1,119 @@
+package fusefs
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/views"
+)
+
+// searchDir is search/: every name looked up in it is a query. Nothing is
+// stored; the listing is empty.
+type searchDir struct {
+	genDir
+	scope scopeFn
+	key   string
+}
+
+func (s *searchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	q, err := views.ParseQuery(name)
+	if err != nil {
+		return nil, syscall.EINVAL
+	}
+	key := s.key + "/" + name
+	ch := s.child(ctx, key, &queryDir{genDir: genDir{fsys: s.fsys}, scope: s.scope, q: q, key: key}, out)
+	out.SetEntryTimeout(uncached)
+	return ch, 0
+}
+
+func (s *searchDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return fs.NewListDirStream(nil), 0
+}
+
+// queryDir is search/<query>/: the ranked results as entries 01-<name>, …
+// (the memories themselves) and a .results file.
+type queryDir struct {
+	genDir
+	scope scopeFn
+	q     views.Query
+	key   string
+
+	// mu guards the result snapshot, shared by a listing and the lookups
+	// that follow it; it is recomputed when the store changed or after a
+	// second.
+	mu      sync.Mutex
+	results []views.Result
+	gen     uint64
+	at      time.Time
+}
+
+// maxStale bounds how long one set of results answers lookups.
+const maxStale = time.Second
+
+func (d *queryDir) snapshot(fresh bool) []views.Result {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	gen := d.fsys.eng.Gen()
+	if fresh || d.results == nil || gen != d.gen || time.Since(d.at) > maxStale {
+		d.results = d.fsys.eng.Search(d.q, d.scope())
+		d.gen, d.at = gen, time.Now()
+	}
+	return d.results
+}
+
+func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	rs := d.snapshot(true)
+	list := []fuse.DirEntry{{Name: ".results", Mode: syscall.S_IFREG, Ino: synthIno(d.key + "/.results")}}
+	for _, r := range rs {
+		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: r.Ino, Mode: syscall.S_IFREG})
+	}
+	return fs.NewListDirStream(list), 0
+}
+
+func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name == ".results" {
+		return d.genFileChild(ctx, d.key+"/.results", func() ([]byte, error) {
+			return views.ResultsText(d.q, d.snapshot(false)), nil
+		}, out), 0
+	}
+	for _, r := range d.snapshot(false) {
+		if views.EntryName(r) != name {
+			continue
+		}
+		i, err := d.fsys.st.Attr(r.Ino)
+		if err != nil {
+			return nil, errno(err)
+		}
+		ch := d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out)
+		out.SetEntryTimeout(uncached) // ranks move as memories change
+		return ch, 0
+	}
+	return nil, syscall.ENOENT
+}
+
+// contextDir is context/: every name looked up in it is a query whose file
+// holds the matching memories and the newest working/ ones, in a budget.
+type contextDir struct {
+	genDir
+	scope scopeFn
+	key   string
+}
+
+func (c *contextDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	q, err := views.ParseQuery(name)
+	if err != nil {
+		return nil, syscall.EINVAL
+	}
+	return c.genFileChild(ctx, c.key+"/"+name, func() ([]byte, error) {
+		return c.fsys.eng.Context(q, c.scope()), nil
+	}, out), 0
+}
+
+func (c *contextDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return fs.NewListDirStream(nil), 0
+}

@@ -1,0 +1,175 @@
+package fusefs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// writeMemories writes a small store the way an agent would.
+func writeMemories(t *testing.T, tf *testFS) {
+	t.Helper()
+	files := map[string]string{
+		"semantic/alice/food.md":    "---\nuser: alice\ntags: [food]\ncreated: 2024-05-01\n---\nAlice is vegetarian and loves ramen noodles.\n",
+		"semantic/bob/food.md":      "---\nuser: bob\ntags: [food]\ncreated: 2024-05-02\n---\nBob eats steak and ramen every Friday.\n",
+		"episodic/s1/turn1.md":      "---\nuser: alice\ncreated: 2024-06-10\n---\nWe talked about hiking in the Alps.\n",
+		"episodic/s1/turn2.md":      "---\nuser: alice\ncreated: 2024-06-10\ntype: chat\n---\nShe plans a trip to Zermatt next summer.\n",
+		"working/plan.md":           "---\nuser: alice\n---\nTODO: book the train to Zermatt.\n",
+		"semantic/zh/note.md":       "---\nuser: carol\n---\n我喜欢吃拉面和寿司。\n",
+		"semantic/paths/a-b.md":     "---\nuser: dave\n---\nThe path a/b/c is configured in settings.\n",
+		"episodic/log/events.jsonl": "{\"e\": \"login\"}\n{\"e\": \"bought a kayak\"}\n{\"e\": \"logout\"}\n",
+	}
+	for p, c := range files {
+		must(t, os.MkdirAll(filepath.Dir(tf.path(p)), 0o755))
+		must(t, os.WriteFile(tf.path(p), []byte(c), 0o644))
+	}
+}
+
+func lsNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	must(t, err)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func TestViewsMirrorTheTree(t *testing.T) {
+	tf := testMount(t)
+	writeMemories(t, tf)
+	if got := strings.Join(lsNames(t, tf.path("by-user")), " "); got != "alice bob carol dave" {
+		t.Fatalf("by-user lists %q", got)
+	}
+	if got := strings.Join(lsNames(t, tf.path("by-user/alice")), " "); got != "episodic search semantic working" {
+		t.Fatalf("by-user/alice lists %q", got)
+	}
+	// find over a view sees exactly alice's memories, at their real paths.
+	out, err := exec.Command("find", tf.path("by-user/alice"), "-path", "*/search", "-prune", "-o", "-type", "f", "-print").Output()
+	must(t, err)
+	var found []string
+	for _, l := range strings.Fields(string(out)) {
+		found = append(found, strings.TrimPrefix(l, tf.path("by-user/alice")+"/"))
+	}
+	sort.Strings(found)
+	if got := strings.Join(found, " "); got != "episodic/s1/turn1.md episodic/s1/turn2.md semantic/alice/food.md working/plan.md" {
+		t.Fatalf("find lists %q", got)
+	}
+	// Same inode and bytes as the real file; grep -r works on the view.
+	if ino(t, tf.path("by-user/alice/semantic/alice/food.md")) != ino(t, tf.path("semantic/alice/food.md")) {
+		t.Fatal("view file has another inode")
+	}
+	out, err = exec.Command("grep", "-rl", "ramen", tf.path("by-user/bob")).Output()
+	must(t, err)
+	if strings.TrimSpace(string(out)) != tf.path("by-user/bob/semantic/bob/food.md") {
+		t.Fatalf("grep -rl: %q", out)
+	}
+	if got := strings.Join(lsNames(t, tf.path("by-tag/food/semantic")), " "); got != "alice bob" {
+		t.Fatalf("by-tag lists %q", got)
+	}
+	if got := strings.Join(lsNames(t, tf.path("by-type")), " "); got != "chat episodic semantic working" {
+		t.Fatalf("by-type lists %q", got)
+	}
+	if got := read(t, tf.path("by-date/2024/05/01/semantic/alice/food.md")); !strings.Contains(got, "vegetarian") {
+		t.Fatalf("by-date file %q", got)
+	}
+	if len(lsNames(t, tf.path("recent/semantic"))) == 0 {
+		t.Fatal("recent/ is empty")
+	}
+	// Writing through a view writes the memory.
+	must(t, os.WriteFile(tf.path("by-user/alice/working/plan.md"), []byte("---\nuser: alice\n---\nDone.\n"), 0o644))
+	if got := read(t, tf.path("working/plan.md")); !strings.Contains(got, "Done.") {
+		t.Fatalf("write through view: %q", got)
+	}
+	// Names cannot be made, moved or removed in views.
+	wantErrno(t, os.WriteFile(tf.path("by-user/alice/working/new.md"), nil, 0o644), syscall.EROFS)
+	wantErrno(t, os.Mkdir(tf.path("by-user/alice/working/d"), 0o755), syscall.EROFS)
+	wantErrno(t, os.Remove(tf.path("by-user/alice/working/plan.md")), syscall.EROFS)
+	wantErrno(t, os.Rename(tf.path("by-user/alice/working/plan.md"), tf.path("by-user/alice/working/x.md")), syscall.EROFS)
+	wantErrno(t, os.Rename(tf.path("working/plan.md"), tf.path("by-user/alice/working/x.md")), syscall.EROFS)
+	wantErrno(t, syscall.Rmdir(tf.path("by-user/alice/working")), syscall.EROFS)
+	// Memories in the archive stay out of views.
+	must(t, os.MkdirAll(tf.path("archive/old"), 0o755))
+	must(t, os.Rename(tf.path("semantic/bob/food.md"), tf.path("archive/old/food.md")))
+	if _, err := os.Stat(tf.path("by-user/bob")); !os.IsNotExist(err) {
+		t.Fatalf("archived memory still in by-user: %v", err)
+	}
+}
+
+func TestSearch(t *testing.T) {
+	tf := testMount(t)
+	writeMemories(t, tf)
+	names := lsNames(t, tf.path("search/ramen"))
+	if len(names) != 3 || names[0] != ".results" || !strings.HasPrefix(names[1], "01-food.md") {
+		t.Fatalf("search/ramen lists %q", names)
+	}
+	if got := read(t, tf.path("search/ramen/"+names[1])); !strings.Contains(got, "ramen") {
+		t.Fatalf("result content %q", got)
+	}
+	res := read(t, tf.path("search/ramen/.results"))
+	if !strings.Contains(res, "01\t") || !strings.Contains(res, "/semantic/") || !strings.Contains(res, "ramen") {
+		t.Fatalf(".results:\n%s", res)
+	}
+	// Filters and scope.
+	if got := lsNames(t, tf.path("search/ramen user:bob")); len(got) != 2 || !strings.Contains(read(t, tf.path("search/ramen user:bob/"+got[1])), "Bob") {
+		t.Fatalf("filtered %q", got)
+	}
+	if got := lsNames(t, tf.path("by-user/alice/search/ramen")); len(got) != 2 || !strings.Contains(read(t, tf.path("by-user/alice/search/ramen/"+got[1])), "Alice") {
+		t.Fatalf("scoped %q", got)
+	}
+	if got := lsNames(t, tf.path("search/zermatt k:1")); len(got) != 2 {
+		t.Fatalf("k:1 gave %q", got)
+	}
+	if got := lsNames(t, tf.path("search/zermatt path:working")); len(got) != 2 || got[1] != "01-plan.md" {
+		t.Fatalf("path filter %q", got)
+	}
+	if got := lsNames(t, tf.path("search/hiking after:2024-06-01 before:2024-07-01")); len(got) < 2 || got[1] != "01-turn1.md" {
+		t.Fatalf("date filter %q", got)
+	}
+	// Chinese, percent-encoded slash, hostile names.
+	if got := lsNames(t, tf.path("search/拉面")); len(got) != 2 || got[1] != "01-note.md" {
+		t.Fatalf("chinese %q", got)
+	}
+	if got := lsNames(t, tf.path("search/a%2Fb%2Fc configured")); len(got) < 2 || got[1] != "01-a-b.md" {
+		t.Fatalf("%%2F query %q", got)
+	}
+	if got := lsNames(t, tf.path("search/..%2F..%2Fetc%2Fpasswd")); len(got) != 1 {
+		t.Fatalf("hostile query %q", got)
+	}
+	wantErrno(t, os.WriteFile(tf.path("search/ramen/x"), nil, 0o644), syscall.EROFS)
+	wantErrno(t, os.Remove(tf.path("search/ramen/"+names[1])), syscall.EROFS)
+	_, err := os.Stat(tf.path("search/bad k:zero"))
+	wantErrno(t, err, syscall.EINVAL)
+	// JSONL lines are searched one by one.
+	if res := read(t, tf.path("search/kayak/.results")); !strings.Contains(res, "events.jsonl:2") || !strings.Contains(res, "bought a kayak") {
+		t.Fatalf("jsonl results:\n%s", res)
+	}
+	// A file written and closed is found at once; a removed one is gone.
+	must(t, os.WriteFile(tf.path("working/fresh.md"), []byte("platypus sighting"), 0o644))
+	if got := lsNames(t, tf.path("search/platypus")); len(got) != 2 || got[1] != "01-fresh.md" {
+		t.Fatalf("fresh file: %q", got)
+	}
+	must(t, os.WriteFile(tf.path("working/fresh.md"), []byte("nothing here"), 0o644))
+	if got := lsNames(t, tf.path("search/platypus")); len(got) != 1 {
+		t.Fatalf("stale hit after rewrite: %q", got)
+	}
+}
+
+func TestContext(t *testing.T) {
+	tf := testMount(t)
+	writeMemories(t, tf)
+	c := read(t, tf.path("context/zermatt trip"))
+	if !strings.Contains(c, "## Relevant memories") || !strings.Contains(c, "/episodic/s1/turn2.md") || !strings.Contains(c, "## Working memory") {
+		t.Fatalf("context:\n%s", c)
+	}
+	small := read(t, tf.path("context/zermatt budget:40"))
+	if len(small) > 40*4+64 {
+		t.Fatalf("budget:40 gave %d bytes", len(small))
+	}
+	wantErrno(t, os.WriteFile(tf.path("context/x"), []byte("y"), 0o644), syscall.EACCES)
+}

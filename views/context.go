@@ -1,0 +1,76 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+)
+
+// workingShare is the part of the budget kept for working/ memories.
+const workingShare = 0.25
+
+// tokens estimates the tokens of text the way prompt budgets are usually
+// estimated: about four characters per token.
+func tokens(s string) int { return (len(s) + 3) / 4 }
+
+// fit returns s, or its start cut to limit tokens (ok false) when too long.
+func fit(s string, limit int) (string, bool) {
+	if tokens(s) <= limit {
+		return s, true
+	}
+	if limit < 16 {
+		return "", false
+	}
+	r := []rune(s)
+	for len(r) > 0 && tokens(string(r))+2 > limit {
+		r = r[:len(r)*9/10]
+	}
+	return string(r) + "\n…\n\n", false
+}
+
+// Context builds the context/<query> file: the memories most relevant to
+// the query, then the newest working/ memories, within q.Budget tokens.
+func (e *Engine) Context(q Query, scope Filter) []byte {
+	var b strings.Builder
+	head := fmt.Sprintf("# Context for: %s\n\n", q.Text)
+	b.WriteString(head)
+	left := q.Budget - tokens(head)
+	relevant := left - int(float64(q.Budget)*workingShare)
+	seen := map[uint64]bool{}
+	if len(q.Terms) > 0 && relevant > 16 {
+		b.WriteString("## Relevant memories\n\n")
+		for _, r := range e.Search(q, scope) {
+			seen[r.Ino] = true
+			s, whole := fit(e.section(r.Path, r.Ino), relevant)
+			b.WriteString(s)
+			relevant -= tokens(s)
+			left -= tokens(s)
+			if !whole {
+				break
+			}
+		}
+	}
+	recent := e.Recent(20, scope.And(Filter{Path: "/working"}))
+	if len(recent) > 0 && left > 16 {
+		b.WriteString("## Working memory (newest first)\n\n")
+		for _, ino := range recent {
+			p, err := e.st.Path(ino)
+			if seen[ino] || err != nil {
+				continue
+			}
+			s, whole := fit(e.section(p, ino), left)
+			b.WriteString(s)
+			left -= tokens(s)
+			if !whole {
+				break
+			}
+		}
+	}
+	return []byte(b.String())
+}
+
+// section is one memory as Markdown: its path and its text.
+func (e *Engine) section(p string, ino uint64) string {
+	buf := make([]byte, 32<<10)
+	n, _ := e.st.ReadAt(ino, buf, 0)
+	return fmt.Sprintf("### %s\n\n%s\n\n", p, strings.TrimSpace(string(buf[:n])))
+}

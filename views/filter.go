@@ -1,0 +1,166 @@
+package views
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// Filter selects memories. Every set field must match.
+type Filter struct {
+	Users, Types, Tags []string
+	// Date is a created-date prefix: "2024", "2024/05" or "2024/05/01".
+	Date string
+	// Path keeps memories at or under this canonical path.
+	Path          string
+	After, Before *time.Time
+	// Archived includes memories under /archive (excluded by default
+	// from views other than the real tree).
+	Archived bool
+	// Only, if set, keeps just these inodes (recent/).
+	Only map[uint64]bool
+}
+
+// And returns the filter matching both f and g.
+func (f Filter) And(g Filter) Filter {
+	out := f
+	out.Users = append(slices.Clone(f.Users), g.Users...)
+	out.Types = append(slices.Clone(f.Types), g.Types...)
+	out.Tags = append(slices.Clone(f.Tags), g.Tags...)
+	if g.Date != "" {
+		out.Date = g.Date // a narrower date from a view path
+	}
+	if g.Path != "" {
+		out.Path = g.Path
+	}
+	if g.After != nil {
+		out.After = g.After
+	}
+	if g.Before != nil {
+		out.Before = g.Before
+	}
+	out.Archived = f.Archived || g.Archived
+	if g.Only != nil {
+		out.Only = g.Only
+	}
+	return out
+}
+
+// key identifies a filter for caching.
+func (f Filter) key() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "u%q t%q g%q d%q p%q a%v", f.Users, f.Types, f.Tags, f.Date, f.Path, f.Archived)
+	if f.After != nil {
+		fmt.Fprintf(&b, " >%d", f.After.Unix())
+	}
+	if f.Before != nil {
+		fmt.Fprintf(&b, " <%d", f.Before.Unix())
+	}
+	if f.Only != nil {
+		ids := make([]uint64, 0, len(f.Only))
+		for id := range f.Only {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+		fmt.Fprintf(&b, " o%v", ids)
+	}
+	return b.String()
+}
+
+// Match reports whether a memory passes the filter.
+func (e *Engine) Match(ent *Entry, f Filter) bool {
+	if f.Only != nil && !f.Only[ent.Ino] {
+		return false
+	}
+	for _, u := range f.Users {
+		if !slices.Contains(ent.Users, u) {
+			return false
+		}
+	}
+	for _, t := range f.Types {
+		if ent.Type != t {
+			return false
+		}
+	}
+	for _, t := range f.Tags {
+		if !slices.Contains(ent.Tags, t) {
+			return false
+		}
+	}
+	if f.Date != "" && !strings.HasPrefix(ent.Created.UTC().Format("2006/01/02"), f.Date) {
+		return false
+	}
+	if f.After != nil && ent.Created.Before(*f.After) {
+		return false
+	}
+	if f.Before != nil && !ent.Created.Before(*f.Before) {
+		return false
+	}
+	if f.Path != "" || !f.Archived {
+		p, err := e.st.Path(ent.Ino)
+		if err != nil {
+			return false
+		}
+		if !f.Archived && (p == "/archive" || strings.HasPrefix(p, "/archive/")) {
+			return false
+		}
+		if f.Path != "" && p != f.Path && !strings.HasPrefix(p, strings.TrimSuffix(f.Path, "/")+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// MatchIno is Match by inode number.
+func (e *Engine) MatchIno(ino uint64, f Filter) bool {
+	ent := e.Entry(ino)
+	return ent != nil && e.Match(ent, f)
+}
+
+// DirsWith returns the directories that hold a memory matching f at any
+// depth. The set is cached until the catalog changes.
+func (e *Engine) DirsWith(f Filter) map[uint64]bool {
+	k := f.key()
+	e.mu.RLock()
+	c, ok := e.dirsCache[k]
+	gen := e.gen
+	ents := make([]*Entry, 0, len(e.cat))
+	if !ok || c.gen != gen {
+		for _, ent := range e.cat {
+			ents = append(ents, ent)
+		}
+	}
+	e.mu.RUnlock()
+	if ok && c.gen == gen {
+		return c.dirs
+	}
+	dirs := map[uint64]bool{store.RootIno: true}
+	for _, ent := range ents {
+		if !e.Match(ent, f) {
+			continue
+		}
+		a, err := e.st.Attr(ent.Ino)
+		if err != nil || len(a.Links) == 0 {
+			continue
+		}
+		for d := a.Links[0].Parent; !dirs[d]; {
+			dirs[d] = true
+			da, err := e.st.Attr(d)
+			if err != nil || len(da.Links) == 0 {
+				break
+			}
+			d = da.Links[0].Parent
+		}
+	}
+	e.mu.Lock()
+	if len(e.dirsCache) > 256 {
+		e.dirsCache = map[string]dirSet{}
+	}
+	e.dirsCache[k] = dirSet{gen, dirs}
+	e.mu.Unlock()
+	return dirs
+}

@@ -1,0 +1,177 @@
+package views
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/mnemofs/mnemofs/memory"
+	"github.com/mnemofs/mnemofs/search"
+)
+
+// DefaultK is how many results a search returns without k:N.
+const DefaultK = 10
+
+// MaxK bounds k:N.
+const MaxK = 1000
+
+// neighbourWeight is how much a memory draws on its neighbours' scores
+// (see search.Options.Neighbours).
+var neighbourWeight = 0.5
+
+// Query is a parsed search directory name.
+type Query struct {
+	Text   string // the words, without filters
+	Terms  []string
+	Filter Filter
+	K      int
+	Budget int // context/ token budget
+}
+
+// ParseQuery reads a query from a directory name: percent-decoded, with
+// filters user: type: tag: path: after: before: k: archived: budget:.
+func ParseQuery(name string) (Query, error) {
+	q := Query{K: DefaultK, Budget: 2000}
+	if s, err := url.PathUnescape(name); err == nil {
+		name = s
+	}
+	var words []string
+	for _, f := range strings.Fields(name) {
+		key, val, ok := strings.Cut(f, ":")
+		if !ok || val == "" {
+			words = append(words, f)
+			continue
+		}
+		switch strings.ToLower(key) {
+		case "user":
+			q.Filter.Users = append(q.Filter.Users, val)
+		case "type":
+			q.Filter.Types = append(q.Filter.Types, val)
+		case "tag":
+			q.Filter.Tags = append(q.Filter.Tags, val)
+		case "path":
+			q.Filter.Path = path.Clean("/" + val)
+		case "after", "before":
+			t, err := memory.ParseTime(val)
+			if err != nil {
+				return q, fmt.Errorf("%s: %v", key, err)
+			}
+			if key == "after" {
+				q.Filter.After = &t
+			} else {
+				q.Filter.Before = &t
+			}
+		case "k", "budget":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				return q, fmt.Errorf("%s: want a positive number, got %q", key, val)
+			}
+			if key == "k" {
+				q.K = min(n, MaxK)
+			} else {
+				q.Budget = min(n, 1<<20)
+			}
+		case "archived":
+			q.Filter.Archived = val == "true" || val == "yes" || val == "1"
+		default:
+			words = append(words, f) // "http://x" or "10:30" are words
+		}
+	}
+	q.Text = strings.Join(words, " ")
+	q.Terms = search.Tokens(q.Text)
+	return q, nil
+}
+
+// Result is one ranked memory.
+type Result struct {
+	Rank    int     `json:"rank"`
+	Score   float64 `json:"score"`
+	Ino     uint64  `json:"-"`
+	Path    string  `json:"path"`
+	Name    string  `json:"name"`
+	Line    uint32  `json:"line,omitempty"`
+	Snippet string  `json:"snippet"`
+}
+
+// Search runs q within scope.
+func (e *Engine) Search(q Query, scope Filter) []Result {
+	e.Ready()
+	f := scope.And(q.Filter)
+	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight,
+		Filter: func(ino uint64) bool { return e.MatchIno(ino, f) }})
+	out := make([]Result, 0, len(hits))
+	for _, h := range hits {
+		p, err := e.st.Path(h.Ino)
+		if err != nil {
+			continue
+		}
+		r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, Name: path.Base(p), Line: h.Part}
+		r.Snippet = e.snippet(h, q.Terms)
+		out = append(out, r)
+	}
+	return out
+}
+
+func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
+
+// snippet picks the line of the memory that holds the most query terms.
+func (e *Engine) snippet(h search.Hit, terms []string) string {
+	buf := make([]byte, 64<<10)
+	n, err := e.st.ReadAt(h.Ino, buf, 0)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(buf[:n]), "\n")
+	want := map[string]bool{}
+	for _, t := range terms {
+		want[t] = true
+	}
+	best, bestN := "", -1
+	for i, l := range lines {
+		if h.Part > 0 && uint32(i+1) != h.Part {
+			continue
+		}
+		l = strings.TrimSpace(l)
+		if l == "" || l == "---" {
+			continue
+		}
+		c := 0
+		for _, t := range search.Tokens(l) {
+			if want[t] {
+				c++
+			}
+		}
+		if c > bestN {
+			best, bestN = l, c
+		}
+	}
+	if r := []rune(best); len(r) > 200 {
+		best = string(r[:200]) + "…"
+	}
+	return best
+}
+
+// ResultsText renders the .results file: rank, score, path, snippet.
+func ResultsText(q Query, rs []Result) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# query: %s\n# rank\tscore\tpath\tsnippet\n", q.Text)
+	for _, r := range rs {
+		p := r.Path
+		if r.Line > 0 {
+			p += ":" + strconv.Itoa(int(r.Line))
+		}
+		fmt.Fprintf(&b, "%02d\t%.4f\t%s\t%s\n", r.Rank, r.Score, p, r.Snippet)
+	}
+	return []byte(b.String())
+}
+
+// EntryName is the name of result r in a search directory.
+func EntryName(r Result) string {
+	name := fmt.Sprintf("%02d-%s", r.Rank, r.Name)
+	if len(name) > 255 {
+		name = name[:255]
+	}
+	return name
+}
