@@ -28,6 +28,7 @@ type testFS struct {
 	kv   backend.KV
 	st   *store.Store
 	srv  *Server
+	eng  *views.Engine
 }
 
 // mountAt mounts the store in data (created if empty) on a new temp dir.
@@ -53,7 +54,7 @@ func mountAt(t testing.TB, data string, o store.Options) *testFS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf := &testFS{dir: mnt, data: data, kv: kv, st: st, srv: srv}
+	tf := &testFS{dir: mnt, data: data, kv: kv, st: st, srv: srv, eng: eng}
 	t.Cleanup(tf.unmount)
 	return tf
 }
@@ -71,6 +72,7 @@ func (tf *testFS) unmount() {
 		panic("unmount: " + err.Error())
 	}
 	tf.srv.Wait()
+	tf.eng.Stop()
 	tf.st.Close()
 	tf.kv.Close()
 	tf.srv = nil

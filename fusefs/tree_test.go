@@ -17,7 +17,7 @@ import (
 	"github.com/mnemofs/mnemofs/store"
 )
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,7 @@ func (v *viewDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	if err != nil {
 		return nil, errno(err)
 	}
+	v.fsys.eng.Ready()
 	f := v.scope()
 	switch {
 	case i.IsDir() && v.fsys.eng.DirsWith(f)[i.Ino]:
@@ -135,6 +136,7 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if err != nil {
 		return nil, errno(err)
 	}
+	v.fsys.eng.Ready()
 	f := v.scope()
 	dirs := v.fsys.eng.DirsWith(f)
 	list := make([]fuse.DirEntry, 0, len(ents)+1)

@@ -149,6 +149,18 @@ func TestSearch(t *testing.T) {
 	if res := read(t, tf.path("search/kayak/.results")); !strings.Contains(res, "events.jsonl:2") || !strings.Contains(res, "bought a kayak") {
 		t.Fatalf("jsonl results:\n%s", res)
 	}
+	// Appended lines are found at once, with their line numbers.
+	f, err := os.OpenFile(tf.path("episodic/log/events.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString("{\"e\": \"sold the canoe\"}\n")
+	must(t, err)
+	must(t, f.Close())
+	if res := read(t, tf.path("search/canoe/.results")); !strings.Contains(res, "events.jsonl:4") {
+		t.Fatalf("appended line:\n%s", res)
+	}
+	if res := read(t, tf.path("search/kayak/.results")); !strings.Contains(res, "events.jsonl:2") {
+		t.Fatalf("old line lost after append:\n%s", res)
+	}
 	// A file written and closed is found at once; a removed one is gone.
 	must(t, os.WriteFile(tf.path("working/fresh.md"), []byte("platypus sighting"), 0o644))
 	if got := lsNames(t, tf.path("search/platypus")); len(got) != 2 || got[1] != "01-fresh.md" {

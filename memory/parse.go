@@ -25,6 +25,16 @@ type Parsed struct {
 	Err error
 }
 
+// HasMetadata reports whether files of this name can declare metadata
+// (logs cannot), so callers can skip reading them for Parse.
+func HasMetadata(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".jsonl", ".ndjson":
+		return false
+	}
+	return true
+}
+
 // Parse reads metadata from a memory named name with the given content.
 func Parse(name string, content []byte) Parsed {
 	var p Parsed

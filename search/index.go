@@ -72,20 +72,30 @@ func (x *Index) Len() int {
 	return x.live
 }
 
-// Put replaces the documents of ino. Parts of one file are neighbours of
-// each other when there is more than one; a single-part file is placed in
-// group (its directory) at position order (its name).
+// Put replaces the documents of ino. With group 0 (a log) the parts are a
+// sequence of their own, neighbours of each other in Part order; otherwise
+// the single part is placed in group (its directory) at position order (its
+// name).
 func (x *Index) Put(ino uint64, parts []Part, group uint64, order string) {
+	x.put(ino, parts, group, order, true)
+}
+
+// Append adds parts to the sequence of a log indexed with group 0.
+func (x *Index) Append(ino uint64, parts []Part) { x.put(ino, parts, 0, "", false) }
+
+func (x *Index) put(ino uint64, parts []Part, group uint64, order string, replace bool) {
 	toks := make([][]string, len(parts))
 	for i, p := range parts {
 		toks[i] = Tokens(p.Text)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.removeLocked(ino)
+	if replace {
+		x.removeLocked(ino)
+	}
 	for i, p := range parts {
 		g, o := group, order
-		if len(parts) > 1 {
+		if group == 0 || len(parts) > 1 {
 			g, o = ino|1<<63, lineOrder(p.Part)
 		}
 		x.addLocked(Key{ino, p.Part}, g, o, toks[i])

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/mnemofs/mnemofs/cache"
 )
 
 // maxTokenLen drops absurd tokens (base64 blobs, hashes) from the index.
@@ -27,7 +29,7 @@ func Tokens(text string) []string {
 			return
 		}
 		if len(w) > 2 && !isDigits(w) {
-			w = english.Stem(w, false)
+			w = stems.Get(w)
 		}
 		out = append(out, w)
 	}
@@ -45,6 +47,25 @@ func Tokens(text string) []string {
 		cjk = cjk[:0]
 	}
 	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			// ASCII fast path.
+			i++
+			switch {
+			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+				flushCJK()
+				word.WriteByte(c)
+				continue
+			case c >= 'A' && c <= 'Z':
+				flushCJK()
+				word.WriteByte(c + 'a' - 'A')
+				continue
+			case c != '\'':
+				flushWord()
+				flushCJK()
+				continue
+			}
+			i-- // the apostrophe rule below
+		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		i += n
 		switch {
@@ -89,6 +110,9 @@ func isDigits(s string) bool {
 
 // isCJK reports scripts written without spaces between words.
 func isCJK(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo: no CJK script
+		return false
+	}
 	return r == 'ー' || r == '々' || unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
@@ -108,3 +132,7 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// stems memoises the Snowball stemmer, which costs far more than a lookup;
+// a language's working vocabulary fits easily.
+var stems = cache.NewStrings(1<<16, func(w string) string { return english.Stem(w, false) })

@@ -2,6 +2,7 @@ package store
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -116,9 +117,17 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	s.icMu.RLock()
 	size, name := i.Size, i.Links[0].Name
 	s.icMu.RUnlock()
-	sum, head, err := s.digest(f, size)
+	prev, err := s.record(f.ino)
 	if err != nil {
 		return nil, err
+	}
+	sum, state, head, err := s.digest(f, size, name, prev)
+	if err != nil {
+		return nil, err
+	}
+	from := uint64(0)
+	if f.appendOnly {
+		from = f.committedSize
 	}
 	s.mu.Lock()
 	defer func() { ev = s.unlockKeep() }()
@@ -132,6 +141,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	parsed := memory.Parse(name, head)
 	changed := rec.SHA256 != sum
 	rec.applyParse(parsed)
+	rec.HashState, rec.HashSize = state, size
 	if changed {
 		rec.SHA256 = sum
 		rec.Version++
@@ -178,39 +188,59 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	}
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
 	f.committedSize = size
-	s.event(Changed, ino)
+	s.eventFrom(ino, from)
 	return nil, nil
 }
 
 // headMax is how much of a file is kept in hand for metadata parsing.
 const headMax = memory.MaxParse
 
-// digest hashes the current content and returns the first headMax bytes.
-// Caller holds f.mu.
-func (s *Store) digest(f *openFile, size uint64) (string, []byte, error) {
+// hashStateMin: files at least this large keep their hash state, so an
+// append hashes only the new bytes.
+const hashStateMin = 64 << 10
+
+// digest hashes the current content and returns the hash state (for large
+// files) and the first bytes when the name carries metadata. An append to a
+// file whose hash state is known hashes only the appended bytes. Caller
+// holds f.mu.
+func (s *Store) digest(f *openFile, size uint64, name string, prev *Record) (string, []byte, []byte, error) {
 	h := sha256.New()
+	needHead := size <= headMax && memory.HasMetadata(name)
+	start := uint64(0)
+	if f.appendOnly && !needHead && prev.HashState != nil && prev.HashSize == f.committedSize && size >= f.committedSize {
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(prev.HashState); err == nil {
+			start = f.committedSize
+		} else {
+			h.Reset()
+		}
+	}
 	var head []byte
 	err := s.kv.View(func(t backend.Txn) error {
-		for pos := uint64(0); pos < size; pos += ChunkSize {
+		for pos := start; pos < size; {
 			idx := uint32(pos / ChunkSize)
+			cstart := uint64(idx) * ChunkSize
+			cend := min(cstart+ChunkSize, size)
 			c, err := s.chunk(t, f, f.ino, idx)
 			if err != nil {
 				return err
 			}
-			n := int(min(ChunkSize, size-pos))
-			if len(c) > n {
-				c = c[:n]
+			lo, hi := pos-cstart, cend-cstart
+			part := make([]byte, 0, hi-lo)
+			if lo < uint64(len(c)) {
+				part = append(part, c[lo:min(hi, uint64(len(c)))]...)
 			}
-			h.Write(c)
-			if len(c) < n {
-				h.Write(make([]byte, n-len(c)))
+			part = part[:hi-lo] // zeros past the stored bytes
+			h.Write(part)
+			if needHead {
+				head = append(head, part...)
 			}
-			if size <= headMax {
-				head = append(head, c...)
-				head = append(head, make([]byte, n-len(c))...)
-			}
+			pos = cend
 		}
 		return nil
 	})
-	return hex.EncodeToString(h.Sum(nil)), head, err
+	var state []byte
+	if size >= hashStateMin {
+		state, _ = h.(encoding.BinaryMarshaler).MarshalBinary()
+	}
+	return hex.EncodeToString(h.Sum(nil)), state, head, err
 }

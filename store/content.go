@@ -175,7 +175,7 @@ func (s *Store) dirtyChunk(f *openFile, idx uint32) ([]byte, error) {
 	var c []byte
 	err := s.kv.View(func(t backend.Txn) error {
 		old, err := s.chunk(t, f, f.ino, idx)
-		c = append(make([]byte, 0, ChunkSize), old...)
+		c = append([]byte(nil), old...)
 		return err
 	})
 	if err != nil {
@@ -223,8 +223,7 @@ func (s *Store) WriteAt(ino uint64, data []byte, off int64) (int, error) {
 			return 0, err
 		}
 		if need := int(cend - cstart); len(c) < need {
-			c = c[:need] // capacity is ChunkSize; bytes past the old length are zero
-			clear(c[len(f.dirty[idx]):])
+			c = append(c, make([]byte, need-len(c))...) // zeros up to the write
 		}
 		copy(c[pos-cstart:], data[pos-uint64(off):cend-uint64(off)])
 		f.dirty[idx] = c

@@ -17,12 +17,22 @@ const (
 type Change struct {
 	Kind ChangeKind
 	Ino  uint64
+	// From, for Changed, is the offset before which nothing changed (an
+	// append); 0 means the whole content may have changed.
+	From uint64
 }
 
 // event records a change to deliver when mu is released. Caller holds mu.
 func (s *Store) event(kind ChangeKind, ino uint64) {
 	if s.opts.OnChange != nil {
-		s.events = append(s.events, Change{kind, ino})
+		s.events = append(s.events, Change{Kind: kind, Ino: ino})
+	}
+}
+
+// eventFrom records a content change at or after offset from. Caller holds mu.
+func (s *Store) eventFrom(ino, from uint64) {
+	if s.opts.OnChange != nil {
+		s.events = append(s.events, Change{Kind: Changed, Ino: ino, From: from})
 	}
 }
 

@@ -24,6 +24,8 @@ type Record struct {
 	AccessCount  int64       `json:"access_count,omitempty"`
 	Error        string      `json:"error,omitempty"` // broken front matter
 	BodyOffset   int         `json:"body_offset,omitempty"`
+	HashState    []byte      `json:"hash_state,omitempty"` // sha256 state at HashSize (large files)
+	HashSize     uint64      `json:"hash_size,omitempty"`
 	Trashed      int64       `json:"trashed,omitempty"` // when it was moved to the trash
 	TrashedFrom  string      `json:"trashed_from,omitempty"`
 }

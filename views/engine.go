@@ -26,10 +26,17 @@ type Entry struct {
 	Created  time.Time
 	Modified time.Time
 	Extra    map[string]any
+	// nextLine: for logs, the line number after the last newline;
+	// indexedSize: the bytes of the log indexed so far.
+	nextLine    uint32
+	indexedSize uint64
 }
 
 // Engine keeps the catalog of memories and the lexical index in step with
-// the store. It is the store's OnChange handler.
+// the store. Its Handle is the store's OnChange: changes are queued and
+// applied by one worker goroutine, so writers never wait for indexing, and
+// every read (a search, a view listing) first waits for the queue to drain,
+// so a file closed before the read is always seen by it.
 type Engine struct {
 	st  *store.Store
 	idx *search.Index
@@ -42,11 +49,14 @@ type Engine struct {
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
 
-	// During the initial build, changes are queued and replayed after.
-	buildMu  sync.Mutex
-	building bool
-	queued   map[uint64]bool
-	ready    chan struct{}
+	// qMu guards the queue of changes; qCond signals both new work and
+	// progress. enq counts changes queued, done those applied.
+	qMu       sync.Mutex
+	qCond     *sync.Cond
+	queue     []store.Change
+	enq, done uint64
+	stopped   bool
+	finished  chan struct{}
 }
 
 type dirSet struct {
@@ -54,25 +64,85 @@ type dirSet struct {
 	dirs map[uint64]bool
 }
 
-// NewEngine returns an engine; call Start after the store is open and pass
-// Handle as the store's OnChange.
+// NewEngine returns an engine; pass Handle as the store's OnChange, then
+// call Start once the store is open.
 func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	return &Engine{idx: search.NewIndex(), log: logger, cat: map[uint64]*Entry{},
-		dirsCache: map[string]dirSet{}, ready: make(chan struct{}), building: true, queued: map[uint64]bool{}}
+	e := &Engine{idx: search.NewIndex(), log: logger, cat: map[uint64]*Entry{},
+		dirsCache: map[string]dirSet{}, finished: make(chan struct{})}
+	e.qCond = sync.NewCond(&e.qMu)
+	// The initial build counts as one queued change, so reads wait for it.
+	e.enq = 1
+	return e
 }
 
-// Start builds the catalog and index from the store in the background.
-// Searches wait until the build is done.
+// Start builds the catalog and index from the store in the background,
+// then applies changes as they come.
 func (e *Engine) Start(st *store.Store) {
 	e.st = st
-	go e.build()
+	go e.run()
 }
 
-// Ready waits for the initial build.
-func (e *Engine) Ready() { <-e.ready }
+// Stop ends the worker once the queued changes are applied.
+func (e *Engine) Stop() {
+	e.qMu.Lock()
+	e.stopped = true
+	e.qCond.Broadcast()
+	e.qMu.Unlock()
+	<-e.finished
+}
+
+// Ready waits until every change queued so far is applied.
+func (e *Engine) Ready() {
+	e.qMu.Lock()
+	target := e.enq
+	for e.done < target {
+		e.qCond.Wait()
+	}
+	e.qMu.Unlock()
+}
+
+// Handle receives the store's change events.
+func (e *Engine) Handle(ch []store.Change) {
+	e.qMu.Lock()
+	if !e.stopped {
+		e.queue = append(e.queue, ch...)
+		e.enq += uint64(len(ch))
+		e.qCond.Broadcast()
+	}
+	e.qMu.Unlock()
+}
+
+func (e *Engine) run() {
+	defer close(e.finished)
+	e.build()
+	e.progress(1)
+	for {
+		e.qMu.Lock()
+		for len(e.queue) == 0 && !e.stopped {
+			e.qCond.Wait()
+		}
+		batch := e.queue
+		e.queue = nil
+		e.qMu.Unlock()
+		if len(batch) == 0 {
+			return // stopped
+		}
+		for _, c := range batch {
+			e.apply(c)
+		}
+		e.progress(uint64(len(batch)))
+	}
+}
+
+func (e *Engine) progress(n uint64) {
+	e.qMu.Lock()
+	e.done += n
+	e.qCond.Broadcast()
+	e.qMu.Unlock()
+}
 
 func (e *Engine) build() {
 	t0 := time.Now()
@@ -87,40 +157,81 @@ func (e *Engine) build() {
 	for _, ino := range inos {
 		e.refresh(ino, true)
 	}
-	for {
-		e.buildMu.Lock()
-		q := e.queued
-		e.queued = map[uint64]bool{}
-		if len(q) == 0 {
-			e.building = false
-			e.buildMu.Unlock()
-			break
-		}
-		e.buildMu.Unlock()
-		for ino := range q {
-			e.refresh(ino, true)
-		}
-	}
-	close(e.ready)
 	if d := time.Since(t0); d > time.Second {
 		e.log.Printf("views: indexed %d memories in %v", len(inos), d.Round(time.Millisecond))
 	}
 }
 
-// Handle receives the store's change events.
-func (e *Engine) Handle(ch []store.Change) {
-	e.buildMu.Lock()
-	if e.building {
-		for _, c := range ch {
-			e.queued[c.Ino] = true
-		}
-		e.buildMu.Unlock()
+// apply brings one memory up to date.
+func (e *Engine) apply(c store.Change) {
+	if c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From) {
 		return
 	}
-	e.buildMu.Unlock()
-	for _, c := range ch {
-		e.refresh(c.Ino, c.Kind == store.Changed)
+	e.refresh(c.Ino, c.Kind == store.Changed)
+}
+
+// appendLines indexes only the new lines of a log that grew at its end
+// since it was last indexed. It reports false when a full refresh is needed.
+func (e *Engine) appendLines(ino, _ uint64) bool {
+	a, err := e.st.Attr(ino)
+	if err != nil || !a.IsReg() || len(a.Links) == 0 || !isLog(a.Links[0].Name) {
+		return false
 	}
+	e.mu.RLock()
+	ent := e.cat[ino]
+	var next uint32
+	var done uint64
+	if ent != nil {
+		next, done = ent.nextLine, ent.indexedSize
+	}
+	e.mu.RUnlock()
+	// Changes are applied in order and every rewrite comes with From 0,
+	// so while only appends arrive, [0, done) is what was indexed; an
+	// append whose bytes an earlier read already took (from < done) has
+	// nothing left to add.
+	if next == 0 || done == 0 || a.Size < done || a.Size > indexMax {
+		return false
+	}
+	if a.Size == done {
+		return true
+	}
+	buf := make([]byte, a.Size-done+1)
+	n, err := e.st.ReadAt(ino, buf, int64(done-1))
+	if err != nil || n == 0 || buf[0] != '\n' {
+		return false // the old last line was not finished: read it all again
+	}
+	parts, lines := splitLines(string(buf[1:n]), next)
+	e.idx.Append(ino, parts)
+	e.mu.Lock()
+	if ent := e.cat[ino]; ent != nil {
+		ent.nextLine = next + lines - 1
+		ent.indexedSize = done + uint64(n-1)
+		ent.Modified = time.Unix(0, a.Mtime).UTC()
+	}
+	e.gen++
+	e.mu.Unlock()
+	return true
+}
+
+func isLog(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".jsonl", ".ndjson":
+		return true
+	}
+	return false
+}
+
+// splitLines makes one part per non-empty line, numbering from first, and
+// returns how many lines (empty or not) the text has.
+func splitLines(text string, first uint32) ([]search.Part, uint32) {
+	lines := strings.Split(text, "\n")
+	var parts []search.Part
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			parts = append(parts, search.Part{Part: first + uint32(i), Text: l})
+		}
+	}
+	return parts, uint32(len(lines))
 }
 
 // refresh re-reads one memory; content is re-indexed only when it changed.
@@ -139,14 +250,23 @@ func (e *Engine) refresh(ino uint64, content bool) {
 	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
 		Modified: in.Modified, Extra: in.Extra}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
+	if isLog(name) {
+		parent = 0 // a log's lines are a sequence of their own
+	}
 	if content || !e.indexed(ino) {
-		parts, err := e.parts(ino, name, a.Size)
+		parts, next, size, err := e.parts(ino, name, a.Size)
 		if err != nil {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
 		}
+		ent.nextLine, ent.indexedSize = next, size
 		e.idx.Put(ino, parts, parent, name)
 	} else {
-		e.idx.Move(ino, parent, name)
+		if old := e.entry(ino); old != nil {
+			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
+		}
+		if parent != 0 {
+			e.idx.Move(ino, parent, name)
+		}
 	}
 	e.mu.Lock()
 	e.cat[ino] = ent
@@ -168,30 +288,31 @@ func (e *Engine) drop(ino uint64) {
 	e.mu.Unlock()
 }
 
-// parts splits a file into indexed documents: one per line for JSONL logs,
-// else the whole text.
-func (e *Engine) parts(ino uint64, name string, size uint64) ([]search.Part, error) {
+// parts splits a file into indexed documents: one per line for logs, else
+// the whole text. For logs it also returns the number of the line after
+// the last newline and the bytes indexed (0, 0 when the log was too big to
+// index whole, so that appends re-read it).
+func (e *Engine) parts(ino uint64, name string, size uint64) ([]search.Part, uint32, uint64, error) {
 	buf := make([]byte, min(size, indexMax))
 	n, err := e.st.ReadAt(ino, buf, 0)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	text := string(buf[:n])
-	switch strings.ToLower(path.Ext(name)) {
-	case ".jsonl", ".ndjson":
-		var parts []search.Part
-		for i, line := range strings.Split(text, "\n") {
-			if strings.TrimSpace(line) != "" {
-				parts = append(parts, search.Part{Part: uint32(i + 1), Text: line})
-			}
+	if isLog(name) {
+		parts, lines := splitLines(text, 1)
+		if size > indexMax {
+			return parts, 0, 0, nil
 		}
-		return parts, nil
+		return parts, lines, uint64(n), nil
 	}
-	return []search.Part{{Text: text}}, nil
+	return []search.Part{{Text: text}}, 0, 0, nil
 }
 
-// Gen changes whenever the catalog changes.
+// Gen changes whenever the catalog changes. Like every public read, it
+// first waits for queued changes to be applied.
 func (e *Engine) Gen() uint64 {
+	e.Ready()
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.gen
@@ -199,6 +320,11 @@ func (e *Engine) Gen() uint64 {
 
 // Entry returns the catalog entry of ino (nil if not a memory).
 func (e *Engine) Entry(ino uint64) *Entry {
+	e.Ready()
+	return e.entry(ino)
+}
+
+func (e *Engine) entry(ino uint64) *Entry {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.cat[ino]
@@ -207,6 +333,7 @@ func (e *Engine) Entry(ino uint64) *Entry {
 // Values lists the distinct users, types or tags (field "user", "type",
 // "tag") of the memories matching f, sorted.
 func (e *Engine) Values(field string, f Filter) []string {
+	e.Ready()
 	e.mu.RLock()
 	ents := make([]*Entry, 0, len(e.cat))
 	for _, ent := range e.cat {
@@ -246,6 +373,7 @@ func (e *Engine) Values(field string, f Filter) []string {
 // Recent returns the n most recently modified memories matching f, newest
 // first.
 func (e *Engine) Recent(n int, f Filter) []uint64 {
+	e.Ready()
 	e.mu.RLock()
 	ents := make([]*Entry, 0, len(e.cat))
 	for _, ent := range e.cat {

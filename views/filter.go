@@ -115,15 +115,17 @@ func (e *Engine) Match(ent *Entry, f Filter) bool {
 	return true
 }
 
-// MatchIno is Match by inode number.
+// MatchIno is Match by inode number. It does not wait for queued changes
+// (call Ready first): it runs inside searches.
 func (e *Engine) MatchIno(ino uint64, f Filter) bool {
-	ent := e.Entry(ino)
+	ent := e.entry(ino)
 	return ent != nil && e.Match(ent, f)
 }
 
 // DirsWith returns the directories that hold a memory matching f at any
 // depth. The set is cached until the catalog changes.
 func (e *Engine) DirsWith(f Filter) map[uint64]bool {
+	e.Ready()
 	k := f.key()
 	e.mu.RLock()
 	c, ok := e.dirsCache[k]

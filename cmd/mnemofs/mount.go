@@ -188,6 +188,7 @@ func mount(mountpoint string, cfg fusefs.Config) error {
 	fmt.Printf("mnemofs: mounted %s at %s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, mnt)
 	srv.Wait()
 	signal.Stop(sig)
+	eng.Stop()
 	if ctl != nil {
 		ctl.Close()
 	}

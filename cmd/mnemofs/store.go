@@ -122,6 +122,9 @@ func run(req control.Request, p control.Progress, result any) error {
 		eng.Start(st)
 	}
 	res, rerr := control.Run(st, eng, req, p)
+	if eng != nil {
+		eng.Stop()
+	}
 	err = errors.Join(rerr, st.Close(), kv.Close())
 	if err != nil {
 		return err

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bench-locomo.sh: LoCoMo retrieval recall@5/@10 and query latency of
+# mnemofs's search/ directories (protocol: the LoCoMo README; the work is
+# done by scripts/locomo, see its header). Builds mnemofs and scripts/locomo,
+# mounts an empty store, writes the turns and asks the questions through the
+# mount, then unmounts (also on error or Ctrl-C) and removes the scratch area.
+#
+#   bash scripts/bench-locomo.sh                          # all conversations
+#   bash scripts/bench-locomo.sh -conv 26,30 -dump /tmp/locomo.jsonl
+#   bash scripts/bench-locomo.sh -json > locomo.json
+#   bash scripts/bench-locomo.sh -keep                    # keep the store
+#   bash scripts/bench-locomo.sh -data DIR -no-write      # re-query a kept store
+#
+# Options read here: -data DIR (store; default a fresh one in the scratch
+# area), -mnt DIR (mount point; default in the scratch area), -keep (leave the
+# store and binaries; the mount is still taken down). Everything else goes
+# to scripts/locomo: -conv LIST, -json, -dump FILE, -k N, -locomo DIR,
+# -no-write. Environment: LOCOMO_DIR (/work/shared/bench/locomo),
+# SCRATCH_PARENT (/var/tmp).
+set -euo pipefail
+
+die() {
+	echo "bench-locomo: $*" >&2
+	exit 1
+}
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+[ -f "$ROOT/go.mod" ] && grep -q '^module github.com/mnemofs/mnemofs' "$ROOT/go.mod" || die "not in a mnemofs checkout"
+command -v go >/dev/null || die "go is not installed"
+[ -e /dev/fuse ] || die "FUSE is not available (/dev/fuse is missing)"
+if [ "$(id -u)" != 0 ]; then
+	command -v fusermount3 >/dev/null || die "mounting as a non-root user needs fusermount3 (apt-get install fuse3)"
+fi
+
+DATA= MNT= KEEP=0 NOWRITE=0
+ARGS=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-data | --data) DATA=${2:?-data needs a directory}; shift ;;
+	-mnt | --mnt) MNT=${2:?-mnt needs a directory}; shift ;;
+	-keep | --keep) KEEP=1 ;;
+	-h | -help | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-conv | -dump | -k | -locomo | --conv | --dump | --k | --locomo)
+		ARGS+=("$1" "${2:?$1 needs a value}"); shift ;;
+	*)
+		case $1 in -no-write | --no-write) NOWRITE=1 ;; esac
+		ARGS+=("$1") ;;
+	esac
+	shift
+done
+
+SCRATCH=$(mktemp -d "${SCRATCH_PARENT:-/var/tmp}/mnemofs-locomo.XXXXXX")
+DATA=${DATA:-$SCRATCH/data}
+MNT=${MNT:-$SCRATCH/mnt}
+MOUNT_PID=
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	if [ -n "$MOUNT_PID" ] && kill -0 "$MOUNT_PID" 2>/dev/null; then
+		kill -TERM "$MOUNT_PID" 2>/dev/null || true
+		for _ in $(seq 100); do
+			kill -0 "$MOUNT_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	if grep -qF " $MNT fuse" /proc/mounts; then
+		fusermount3 -uz "$MNT" 2>/dev/null || umount -l "$MNT" || echo "bench-locomo: could not unmount $MNT" >&2
+	fi
+	if [ "$KEEP" = 1 ]; then
+		echo "bench-locomo: kept the store in $DATA (mount it with: $SCRATCH/bin/mnemofs mount --data $DATA MNT)" >&2
+	else
+		rm -rf "$SCRATCH"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$SCRATCH/bin" "$DATA" "$MNT"
+if [ "$NOWRITE" = 0 ] && [ -n "$(ls -A "$DATA")" ]; then
+	die "$DATA is not empty: the protocol needs an empty store (add -no-write to query the turns already in it)"
+fi
+go build -C "$ROOT" -o "$SCRATCH/bin/mnemofs" ./cmd/mnemofs
+go build -C "$ROOT" -o "$SCRATCH/bin/locomo" ./scripts/locomo
+
+"$SCRATCH/bin/mnemofs" mount --data "$DATA" "$MNT" >"$SCRATCH/mount.log" 2>&1 &
+MOUNT_PID=$!
+for _ in $(seq 300); do
+	grep -q '^mnemofs: mounted' "$SCRATCH/mount.log" && break
+	kill -0 "$MOUNT_PID" 2>/dev/null || { cat "$SCRATCH/mount.log" >&2; die "mount exited"; }
+	sleep 0.1
+done
+grep -q '^mnemofs: mounted' "$SCRATCH/mount.log" || { cat "$SCRATCH/mount.log" >&2; die "mount not ready after 30s"; }
+
+echo "bench-locomo: mnemofs $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(nproc) CPUs, store $DATA" >&2
+"$SCRATCH/bin/locomo" -mnt "$MNT" "${ARGS[@]}"

@@ -1,0 +1,432 @@
+// Command locomo measures mnemofs retrieval on LoCoMo conversations
+// (protocol in the data set's README): it writes every turn as one memory
+// file through a mounted, empty store, then for every question with
+// evidence lists by-user/<conv>/search/<question>/ and reports recall@5 and
+// recall@10 (share of the evidence turns among the first k results,
+// averaged over questions) overall, per category and per conversation, plus
+// the query latency p50/p95 (open of the query directory to a ranked list).
+//
+// Files: MNT/episodic/locomo/<conv>/session_<N>/<dia_id, ':'→'_'>.md with
+// front matter user, speaker, dia_id, created (the session's date and time
+// as RFC 3339) and the turn text (plus "[image: <blip_caption>]") as body;
+// nothing else, since mnemofs indexes the front matter's words too.
+// <conv> is the JSON's sample_id if it has one, else the file name without
+// .json (26.json → "26"). Evidence is cleaned: "D8:6; D9:17" is split,
+// "D:11:26" read as D11:26, ids that are not turns of the conversation are
+// dropped. A question word that would parse as a filter (k:5, user:x, …)
+// gets a space after its colon; a query name longer than 255 bytes is
+// truncated at a word boundary. Both are counted in the report.
+//
+// Normally run through scripts/bench-locomo.sh, which builds and mounts:
+//
+//	go run ./scripts/locomo -mnt MNT [-locomo DIR] [-conv 26,30] [-k 10] [-json] [-dump FILE] [-no-write]
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type turn struct {
+	Speaker string `json:"speaker"`
+	DiaID   string `json:"dia_id"`
+	Text    string `json:"text"`
+	Caption string `json:"blip_caption"`
+	Session int    `json:"-"` // N of session_N
+	Created string `json:"-"` // the session's date as RFC 3339, or ""
+}
+
+type qa struct {
+	Question string   `json:"question"`
+	Evidence []string `json:"evidence"`
+	Category int      `json:"category"`
+}
+
+type conv struct {
+	ID    string
+	Turns map[string]turn // by dia_id
+	Order []turn          // by session, then as in the file
+	QA    []qa
+}
+
+// record is one line of the -dump file.
+type record struct {
+	Conv      string   `json:"conv"`
+	Index     int      `json:"qa_index"`
+	Question  string   `json:"question"`
+	Query     string   `json:"query"`
+	Category  int      `json:"category"`
+	Evidence  []string `json:"evidence"`
+	EvText    []string `json:"evidence_text"`
+	Top       []string `json:"top"`
+	Hit       []bool   `json:"hit"`
+	FirstText string   `json:"first_text,omitempty"`
+	Recall5   float64  `json:"recall5"`
+	Recall10  float64  `json:"recall10"`
+	LatencyMS float64  `json:"latency_ms"`
+}
+
+type agg struct {
+	N        int     `json:"questions"`
+	Recall5  float64 `json:"recall5"`
+	Recall10 float64 `json:"recall10"`
+	lat      []time.Duration
+	P50MS    float64 `json:"p50_ms,omitempty"`
+	P95MS    float64 `json:"p95_ms,omitempty"`
+}
+
+func (a *agg) add(r record, lat time.Duration) {
+	a.N, a.Recall5, a.Recall10, a.lat = a.N+1, a.Recall5+r.Recall5, a.Recall10+r.Recall10, append(a.lat, lat)
+}
+
+func (a *agg) done() {
+	a.Recall5, a.Recall10 = a.Recall5/float64(a.N), a.Recall10/float64(a.N) // N > 0: made by add
+	slices.Sort(a.lat)
+	pct := func(p int) float64 { return ms(a.lat[max((p*len(a.lat)+99)/100-1, 0)]) } // nearest rank
+	a.P50MS, a.P95MS = pct(50), pct(95)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+type report struct {
+	Conversations []string        `json:"conversations"`
+	Turns         int             `json:"turns"`
+	WriteSeconds  float64         `json:"write_seconds,omitempty"`
+	K             int             `json:"k"`
+	Overall       *agg            `json:"overall"`
+	ByCategory    map[string]*agg `json:"by_category"`
+	ByConv        map[string]*agg `json:"by_conversation"`
+	Skipped       int             `json:"questions_without_evidence"`
+	EvFixed       int             `json:"evidence_ids_fixed"`
+	EvDropped     int             `json:"evidence_ids_dropped"`
+	Truncated     int             `json:"queries_truncated"`
+	Escaped       int             `json:"queries_filter_words_escaped"`
+}
+
+var catName = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+func main() {
+	dir := flag.String("locomo", cmp.Or(os.Getenv("LOCOMO_DIR"), "/work/shared/bench/locomo"), "directory of the LoCoMo JSON files")
+	mnt := flag.String("mnt", "", "mounted mnemofs store (empty, unless -no-write)")
+	only := flag.String("conv", "", "comma-separated conversations to use (file names without .json, or sample_ids)")
+	k := flag.Int("k", 10, "results asked per query (k:N); recall@5 and @10 need k >= 10")
+	asJSON := flag.Bool("json", false, "print the report as JSON")
+	dump := flag.String("dump", "", "write per-question results as JSONL to this file")
+	noWrite := flag.Bool("no-write", false, "do not write the turns (the store already holds them)")
+	flag.Parse()
+	if *mnt == "" {
+		fail("-mnt is required")
+	}
+	convs := load(*dir, *only)
+	rep := &report{K: *k, Overall: &agg{}, ByCategory: map[string]*agg{}, ByConv: map[string]*agg{}}
+	for _, c := range convs {
+		rep.Conversations = append(rep.Conversations, c.ID)
+		rep.Turns += len(c.Order)
+	}
+	if !*noWrite {
+		t0 := time.Now()
+		for _, c := range convs {
+			write(*mnt, c)
+		}
+		rep.WriteSeconds = time.Since(t0).Seconds()
+	}
+	var out *json.Encoder
+	if *dump != "" {
+		f, err := os.Create(*dump)
+		check(err, "-dump")
+		defer f.Close()
+		out = json.NewEncoder(f)
+		out.SetEscapeHTML(false)
+	}
+	query(filepath.Join(*mnt, "by-user", convs[0].ID, "search", "warm up")) // not counted
+	for _, c := range convs {
+		for i, q := range c.QA {
+			ev := rep.evidence(c, q.Evidence)
+			if len(ev) == 0 {
+				rep.Skipped++
+				continue
+			}
+			name, trunc, esc := queryName(q.Question, *k)
+			rep.Truncated, rep.Escaped = rep.Truncated+b2i(trunc), rep.Escaped+b2i(esc)
+			top, lat := query(filepath.Join(*mnt, "by-user", c.ID, "search", name))
+			r := score(c, q, ev, top)
+			r.Index, r.Query, r.LatencyMS = i, name, ms(lat)
+			for _, a := range []*agg{rep.Overall, at(rep.ByCategory, strconv.Itoa(q.Category)), at(rep.ByConv, c.ID)} {
+				a.add(r, lat)
+			}
+			if out != nil && out.Encode(r) != nil {
+				fail("writing %s failed", *dump)
+			}
+		}
+	}
+	if rep.Overall.N == 0 {
+		fail("no question with evidence")
+	}
+	for _, a := range slices.Concat([]*agg{rep.Overall}, slices.Collect(maps.Values(rep.ByCategory)), slices.Collect(maps.Values(rep.ByConv))) {
+		a.done()
+	}
+	if *asJSON {
+		e := json.NewEncoder(os.Stdout)
+		e.SetIndent("", "  ")
+		_ = e.Encode(rep)
+		return
+	}
+	rep.print()
+}
+
+// at returns m[k], made if need be.
+func at(m map[string]*agg, k string) *agg {
+	if m[k] == nil {
+		m[k] = &agg{}
+	}
+	return m[k]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func fail(f string, a ...any) {
+	fmt.Fprintf(os.Stderr, "locomo: "+f+"\n", a...)
+	os.Exit(1)
+}
+
+// check fails with err, if any, after what.
+func check(err error, what string) {
+	if err != nil {
+		fail("%s: %v", what, err)
+	}
+}
+
+var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
+
+// load reads the conversations of dir, in file-name order.
+func load(dir, only string) []*conv {
+	want := strings.FieldsFunc(only, func(r rune) bool { return r == ',' || r == ' ' })
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		fail("no *.json in %s", dir)
+	}
+	var out []*conv
+	for _, fn := range files {
+		raw, err := os.ReadFile(fn)
+		check(err, "reading")
+		var top map[string]json.RawMessage
+		check(json.Unmarshal(raw, &top), fn)
+		base := strings.TrimSuffix(filepath.Base(fn), ".json")
+		c := &conv{ID: base, Turns: map[string]turn{}}
+		if s, ok := top["sample_id"]; ok {
+			_ = json.Unmarshal(s, &c.ID)
+		}
+		if len(want) > 0 && !slices.Contains(want, base) && !slices.Contains(want, c.ID) {
+			continue
+		}
+		check(json.Unmarshal(top["qa"], &c.QA), fn+": qa")
+		sessions := top // the released files nest the turns under "conversation"; these don't
+		if cv, ok := top["conversation"]; ok {
+			sessions = nil
+			check(json.Unmarshal(cv, &sessions), fn+": conversation")
+		}
+		for key, v := range sessions {
+			sm := sessionKey.FindStringSubmatch(key)
+			if sm == nil {
+				continue
+			}
+			var turns []turn
+			var date, created string
+			check(json.Unmarshal(v, &turns), fn+": "+key)
+			_ = json.Unmarshal(sessions[key+"_date_time"], &date)
+			if t, err := time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(date)); err == nil {
+				created = t.Format(time.RFC3339)
+			}
+			for _, t := range turns {
+				t.Session, _ = strconv.Atoi(sm[1])
+				t.Created = created
+				c.Turns[t.DiaID] = t
+				c.Order = append(c.Order, t)
+			}
+		}
+		sort.SliceStable(c.Order, func(i, j int) bool { return c.Order[i].Session < c.Order[j].Session })
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		fail("no conversation in %s matches -conv %q", dir, only)
+	}
+	return out
+}
+
+// yq quotes a YAML scalar: a JSON string is a YAML double-quoted string.
+func yq(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// write puts every turn of c into the store as one memory file.
+func write(mnt string, c *conv) {
+	for _, t := range c.Order {
+		dir := filepath.Join(mnt, "episodic", "locomo", c.ID, fmt.Sprintf("session_%d", t.Session))
+		check(os.MkdirAll(dir, 0o755), "writing")
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\nuser: %s\nspeaker: %s\ndia_id: %s\n", yq(c.ID), yq(t.Speaker), yq(t.DiaID))
+		if t.Created != "" {
+			fmt.Fprintf(&b, "created: %s\n", yq(t.Created))
+		}
+		b.WriteString("---\n" + strings.TrimSpace(t.Text) + "\n")
+		if t.Caption != "" {
+			b.WriteString("[image: " + strings.TrimSpace(t.Caption) + "]\n")
+		}
+		check(os.WriteFile(filepath.Join(dir, strings.ReplaceAll(t.DiaID, ":", "_")+".md"), []byte(b.String()), 0o644), "writing")
+	}
+}
+
+var loose = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
+
+// evidence cleans a question's evidence list (see the top comment).
+func (rep *report) evidence(c *conv, raw []string) []string {
+	var out []string
+	for _, e := range raw {
+		ids := strings.FieldsFunc(e, func(r rune) bool { return r == ';' || r == ',' || r == ' ' })
+		if len(ids) > 1 {
+			rep.EvFixed++ // "D8:6; D9:17"
+		}
+		for _, id := range ids {
+			if m := loose.FindStringSubmatch(id); m != nil && id != "D"+m[1]+":"+m[2] {
+				id = "D" + m[1] + ":" + m[2]
+				rep.EvFixed++
+			}
+			if _, ok := c.Turns[id]; !ok {
+				rep.EvDropped++
+			} else if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// filterKeys are the words ParseQuery reads as filters when followed by ':'.
+var filterKeys = map[string]bool{"user": true, "type": true, "tag": true, "path": true, "after": true,
+	"before": true, "k": true, "budget": true, "archived": true}
+
+// queryName makes a search directory name for question q: filter-like words
+// escaped, " k:N" appended, percent-encoded, at most 255 bytes.
+func queryName(q string, k int) (name string, truncated, escaped bool) {
+	words := strings.Fields(q)
+	for i, w := range words {
+		if key, val, ok := strings.Cut(w, ":"); ok && val != "" && filterKeys[strings.ToLower(key)] {
+			words[i] = key + ": " + val
+			escaped = true
+		}
+	}
+	suffix := fmt.Sprintf(" k:%d", k)
+	for n := len(words); n > 0; n-- {
+		name = encode(strings.Join(words[:n], " ")) + suffix
+		if len(name) <= 255 {
+			return name, n < len(words), escaped
+		}
+	}
+	return encode(q[:min(len(q), 80)]) + suffix, true, escaped // one huge word
+}
+
+// encode percent-encodes every byte but letters, digits, space and -_.,'!()&+=@~;
+// so names hold no '/', '%', control bytes, shell glob characters or non-ASCII.
+func encode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte(" -_.,'!()&+=@~;", ch) >= 0 {
+			b.WriteByte(ch)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", ch)
+		}
+	}
+	return b.String()
+}
+
+// query lists a search directory and returns its result names in rank order
+// and the time taken from opening the directory to the ranked list.
+func query(dir string) ([]string, time.Duration) {
+	t0 := time.Now()
+	f, err := os.Open(dir)
+	check(err, "query")
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	check(err, "query")
+	byRank := map[int]string{} // "01-D1_3.md" → 1: "D1_3.md"; .results has no rank
+	for _, e := range ents {
+		r, name, _ := strings.Cut(e.Name(), "-")
+		if n, err := strconv.Atoi(r); err == nil && n > 0 {
+			byRank[n] = name
+		}
+	}
+	out := make([]string, 0, len(byRank))
+	for n := 1; len(out) < len(byRank); n++ {
+		if name, ok := byRank[n]; ok {
+			out = append(out, name)
+		}
+	}
+	return out, time.Since(t0)
+}
+
+// score turns result file names into dia_ids and computes recall.
+func score(c *conv, q qa, ev []string, names []string) record {
+	r := record{Conv: c.ID, Question: q.Question, Category: q.Category, Evidence: ev}
+	want := map[string]bool{}
+	for _, id := range ev {
+		want[id] = true
+		t := c.Turns[id]
+		r.EvText = append(r.EvText, id+" "+t.Speaker+": "+t.Text)
+	}
+	h5, h10 := 0, 0
+	for i, n := range names {
+		id := strings.ReplaceAll(strings.TrimSuffix(n, ".md"), "_", ":") // dia_ids hold no '_'
+		if _, ok := c.Turns[id]; !ok {
+			id = "?" + n // not a turn of this conversation
+		}
+		r.Top = append(r.Top, id)
+		r.Hit = append(r.Hit, want[id])
+		h5, h10 = h5+b2i(want[id] && i < 5), h10+b2i(want[id] && i < 10)
+	}
+	if len(r.Top) > 0 {
+		r.FirstText = r.Top[0] + " " + c.Turns[r.Top[0]].Speaker + ": " + c.Turns[r.Top[0]].Text
+	}
+	r.Recall5, r.Recall10 = float64(h5)/float64(len(ev)), float64(h10)/float64(len(ev))
+	return r
+}
+
+func (rep *report) print() {
+	fmt.Printf("LoCoMo retrieval, conversations %s: %d turns, %d questions, k:%d\n",
+		strings.Join(rep.Conversations, ","), rep.Turns, rep.Overall.N, rep.K)
+	if rep.WriteSeconds > 0 {
+		fmt.Printf("wrote %d turns in %.1fs (%.0f files/s)\n", rep.Turns, rep.WriteSeconds, float64(rep.Turns)/rep.WriteSeconds)
+	}
+	fmt.Printf("\n| set | questions | recall@5 | recall@10 | p50 ms | p95 ms |\n|---|---:|---:|---:|---:|---:|\n")
+	row := func(name string, a *agg) {
+		fmt.Printf("| %s | %d | %.3f | %.3f | %.2f | %.2f |\n", name, a.N, a.Recall5, a.Recall10, a.P50MS, a.P95MS)
+	}
+	row("all", rep.Overall)
+	for _, k := range slices.Sorted(maps.Keys(rep.ByCategory)) {
+		n, _ := strconv.Atoi(k)
+		row("category "+k+" ("+catName[n]+")", rep.ByCategory[k])
+	}
+	for _, k := range rep.Conversations {
+		row("conversation "+k, cmp.Or(rep.ByConv[k], &agg{}))
+	}
+	fmt.Printf("\nquestions without usable evidence: %d; evidence ids fixed: %d, dropped (not a turn): %d; "+
+		"queries truncated to 255 bytes: %d; with filter-like words escaped: %d\n",
+		rep.Skipped, rep.EvFixed, rep.EvDropped, rep.Truncated, rep.Escaped)
+}
