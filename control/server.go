@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -80,9 +81,12 @@ func Serve(path string, st *store.Store, eng *views.Engine, unmount func() error
 	return s, nil
 }
 
-// Close stops the server and removes the socket.
+// Close stops the server, letting replies in flight finish, and removes
+// the socket.
 func (s *Server) Close() error {
-	err := s.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
 	os.Remove(s.path)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

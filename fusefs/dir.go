@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -12,6 +13,7 @@ import (
 type dirNode struct{ node }
 
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	defer observe(latLookup, time.Now())
 	i, err := d.fsys.st.Lookup(d.ino, name)
 	if err != nil {
 		return nil, errno(err)
@@ -20,6 +22,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 }
 
 func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	defer observe(latReaddir, time.Now())
 	ents, err := d.fsys.st.ReadDir(d.ino)
 	if err != nil {
 		return nil, errno(err)

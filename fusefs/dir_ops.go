@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -11,6 +12,7 @@ import (
 )
 
 func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	defer observe(latCreate, time.Now())
 	if d.fsys.readOnly {
 		return nil, nil, 0, syscall.EROFS
 	}
@@ -27,6 +29,7 @@ func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 }
 
 func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	defer observe(latMkdir, time.Now())
 	if d.fsys.readOnly {
 		return nil, syscall.EROFS
 	}
@@ -81,6 +84,7 @@ func (d *dirNode) Link(ctx context.Context, target fs.InodeEmbedder, name string
 }
 
 func (d *dirNode) Unlink(ctx context.Context, name string) syscall.Errno {
+	defer observe(latUnlink, time.Now())
 	if d.fsys.readOnly {
 		return syscall.EROFS
 	}
@@ -96,6 +100,7 @@ func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 }
 
 func (d *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	defer observe(latRename, time.Now())
 	if d.fsys.readOnly {
 		return syscall.EROFS
 	}

@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -19,6 +20,7 @@ type fileHandle struct {
 }
 
 func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	defer observe(latOpen, time.Now())
 	if f.fsys.readOnly && flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC) != 0 {
 		return nil, 0, syscall.EROFS
 	}
@@ -36,6 +38,7 @@ func (f *fileNode) open(flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 }
 
 func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	defer observe(latRead, time.Now())
 	n, err := h.n.fsys.st.ReadAt(h.n.ino, dest, off)
 	if err != nil {
 		return nil, errno(err)
@@ -44,6 +47,7 @@ func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 }
 
 func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	defer observe(latWrite, time.Now())
 	if h.append {
 		i, err := h.n.fsys.st.Attr(h.n.ino)
 		if err != nil {
@@ -59,14 +63,17 @@ func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32,
 }
 
 func (h *fileHandle) Flush(ctx context.Context) syscall.Errno {
+	defer observe(latFlush, time.Now())
 	return errno(h.n.fsys.st.Flush(h.n.ino))
 }
 
 func (h *fileHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	defer observe(latFsync, time.Now())
 	return errno(h.n.fsys.st.Fsync(h.n.ino))
 }
 
 func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
+	defer observe(latRelease, time.Now())
 	return errno(h.n.fsys.st.Release(h.n.ino))
 }
 

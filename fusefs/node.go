@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -22,6 +23,7 @@ type node struct {
 type leafNode struct{ node }
 
 func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	defer observe(latGetattr, time.Now())
 	i, err := n.fsys.st.Attr(n.ino)
 	if err != nil {
 		return errno(err)
@@ -32,6 +34,7 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 }
 
 func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	defer observe(latSetattr, time.Now())
 	if n.fsys.readOnly {
 		return syscall.EROFS
 	}

@@ -67,6 +67,7 @@ func (d *queryDir) snapshot(fresh bool) []views.Result {
 }
 
 func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	defer observe(latSearch, time.Now())
 	rs := d.snapshot(true)
 	list := []fuse.DirEntry{{Name: ".results", Mode: syscall.S_IFREG, Ino: synthIno(d.key + "/.results")}}
 	for _, r := range rs {

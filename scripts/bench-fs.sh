@@ -21,8 +21,9 @@
 #
 # Environment: ROUNDS (3), ITERS (2000), FILES (1000, readdir size),
 # SEQ_MIB (64), SCRATCH_PARENT (/var/tmp), OUT (scripts/out), KEEP=1 keeps
-# the scratch area, FSBENCH_FLAGS (extra fsbench flags). Run as root so the
-# page cache can be dropped before the cold sequential read.
+# the scratch area, FSBENCH_FLAGS (extra fsbench flags), RUN_TIMEOUT (900 s
+# per fsbench run). Run as root so the page cache can be dropped before the
+# cold sequential read.
 set -euo pipefail
 
 die() {
@@ -46,6 +47,7 @@ SEQ_MIB=${SEQ_MIB:-64}
 OUT=${OUT:-scripts/out}
 SCRATCH_PARENT=${SCRATCH_PARENT:-/var/tmp}
 FSBENCH_FLAGS=${FSBENCH_FLAGS:-}
+RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 
 SCRATCH=$(mktemp -d "$SCRATCH_PARENT/mnemofs-bench.XXXXXX")
 BIN=$SCRATCH/bin
@@ -113,6 +115,7 @@ MN_PID=$!
 wait_for "$SCRATCH/mnemofs.log" "^mnemofs: mounted" "$MN_PID"
 
 declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [loopback-nopt]="$SCRATCH/np-mnt" [mnemofs]="$SCRATCH/mn-mnt")
+declare -A PIDS=([native]=0 [loopback]="$LO_PID" [loopback-nopt]="$NP_PID" [mnemofs]="$MN_PID")
 ORDER=(native loopback loopback-nopt mnemofs)
 stamp=$(date +%Y%m%d-%H%M%S)
 RES=$OUT/fs-$stamp
@@ -124,8 +127,9 @@ for r in $(seq "$ROUNDS"); do
 		t=${ORDER[$(((i + r - 1) % ${#ORDER[@]}))]}
 		echo "bench-fs: round $r: $t" >&2
 		# shellcheck disable=SC2086
-		"$BIN/fsbench" -json -label "$t" -n "$ITERS" -files "$FILES" -seq-mib "$SEQ_MIB" $FSBENCH_FLAGS \
-			"${DIRS[$t]}" >"$RES/round$r-$t.json"
+		timeout -k 10 "$RUN_TIMEOUT" "$BIN/fsbench" -json -label "$t" -pid "${PIDS[$t]}" -n "$ITERS" -files "$FILES" \
+			-seq-mib "$SEQ_MIB" $FSBENCH_FLAGS "${DIRS[$t]}" >"$RES/round$r-$t.json" ||
+			die "fsbench on $t failed or hung for $RUN_TIMEOUT s (a FUSE request never answered?); logs: $SCRATCH/*.log (run with KEEP=1 to keep them)"
 		grep -qF " ${DIRS[$t]} fuse" /proc/mounts || [ "$t" = native ] || die "$t is no longer mounted (see $SCRATCH/*.log)"
 	done
 done

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"os"
+	"strconv"
 	"container/heap"
 	"math"
 )
@@ -14,7 +16,8 @@ type Options struct {
 	// Neighbours is the weight of a document's neighbours' scores in its
 	// own (0: off). Short documents that continue each other (chat turns,
 	// log lines) often hold the answer one step away from the words that
-	// find them.
+	// find them: mostly the step after (a reply, a result), sometimes the
+	// one before.
 	Neighbours float64
 }
 
@@ -25,6 +28,9 @@ const (
 	minGroup = 4
 	shortDoc = 80
 )
+
+// backShare is how much of the forward weight reaches the step before.
+var backShare = envF("MNEMOFS_NB_BACK", 0.3)
 
 // Hit is one ranked file.
 type Hit struct {
@@ -85,12 +91,11 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			if len(g) < minGroup || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
 				continue
 			}
-			share := o.Neighbours * s / 2
 			if d.pos > 0 {
-				score[g[d.pos-1]] += share
+				score[g[d.pos-1]] += o.Neighbours * backShare * s
 			}
 			if d.pos+1 < len(g) {
-				score[g[d.pos+1]] += share
+				score[g[d.pos+1]] += o.Neighbours * s
 			}
 		}
 	}
@@ -164,4 +169,11 @@ func (h *hitHeap) Pop() any {
 	v := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return v
+}
+
+func envF(k string, d float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
+		return v
+	}
+	return d
 }

@@ -172,6 +172,7 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 			}
 			r.Repaired++
 		}
+		s.dcReset()
 	}
 	r.Clean = len(r.Problems) == 0
 	return r, nil

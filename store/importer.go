@@ -259,6 +259,9 @@ func (b *bulk) flush() error {
 		s.inodes[i.Ino] = i
 	}
 	s.icMu.Unlock()
+	for _, i := range b.created {
+		s.dcSet(i.Links[0].Parent, i.Links[0].Name, i.Ino, i.Mode)
+	}
 	now := s.now().UnixNano()
 	s.mu.Lock()
 	for _, i := range b.created {

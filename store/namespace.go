@@ -45,37 +45,6 @@ func (s *Store) Lookup(dir uint64, name string) (Inode, error) {
 	return s.Attr(ino)
 }
 
-func (s *Store) lookup(dir uint64, name string) (uint64, uint32, error) {
-	var v []byte
-	err := s.kv.View(func(t backend.Txn) error {
-		var err error
-		v, err = t.Get(backend.DirentKey(dir, name))
-		return err
-	})
-	if errors.Is(err, backend.ErrNotFound) {
-		return 0, 0, syscall.ENOENT
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	return decodeDirent(v)
-}
-
-// ReadDir lists directory dir in name order.
-func (s *Store) ReadDir(dir uint64) ([]Dirent, error) {
-	var out []Dirent
-	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.DirentPrefix(dir), nil, false, func(k, v []byte) bool {
-			ino, mode, err := decodeDirent(v)
-			if err == nil {
-				out = append(out, Dirent{backend.DirentName(k), ino, mode})
-			}
-			return true
-		})
-	})
-	return out, err
-}
-
 // newNode creates a node named name in dir. Caller holds mu.
 func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target string, extra func(t backend.Txn, i *Inode) error) (*Inode, error) {
 	if err := checkName(name); err != nil {
@@ -127,6 +96,7 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 	if err != nil {
 		return nil, err
 	}
+	s.dcSet(dir, name, ino, mode)
 	s.icMu.Lock()
 	s.inodes[ino] = i
 	s.icMu.Unlock()
@@ -234,6 +204,9 @@ func (s *Store) Link(ino, dir uint64, name string) (Inode, error) {
 	err = s.update(func(t backend.Txn) error {
 		return t.Set(backend.DirentKey(dir, name), encodeDirent(ino, i.Mode))
 	}, i, p)
+	if err == nil {
+		s.dcSet(dir, name, ino, i.Mode)
+	}
 	return *i, err
 }
 

@@ -150,6 +150,8 @@ type Info struct {
 	Related      []string       `json:"related,omitempty"`
 	Extra        map[string]any `json:"extra,omitempty"`
 	Error        string         `json:"error,omitempty"`
+	// BodyOffset is where the text after the front matter starts.
+	BodyOffset int `json:"-"`
 }
 
 // info builds the Info of a regular file from its inode, path and record.
@@ -157,7 +159,7 @@ func info(i *Inode, p string, r *Record) Info {
 	in := Info{Path: p, Ino: i.Ino, Size: i.Size, SHA256: r.SHA256, Version: r.Version,
 		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.Meta.Users, Entities: r.Meta.Entities,
 		Tags: r.Meta.Tags, Importance: r.Meta.Importance, Expires: r.Meta.Expires,
-		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error,
+		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error, BodyOffset: r.BodyOffset,
 		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC()}
 	if r.Meta.Created != nil {
 		in.Created = *r.Meta.Created

@@ -118,8 +118,12 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 		}
 		return t.Delete(backend.DirentKey(dir, name))
 	}, i, p)
-	if err != nil || !last || open {
+	if err != nil {
 		return err
+	}
+	s.dcDel(dir, name)
+	if !last || open {
+		return nil
 	}
 	return s.purge(i.Ino)
 }
@@ -216,16 +220,8 @@ func (s *Store) Rmdir(dir uint64, name string) error {
 	if err != nil {
 		return err
 	}
+	s.dcDel(dir, name)
+	s.dcDrop(ino)
 	return s.purge(ino)
 }
 
-func (s *Store) isEmpty(dir uint64) (bool, error) {
-	empty := true
-	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.DirentPrefix(dir), nil, true, func(_, _ []byte) bool {
-			empty = false
-			return false
-		})
-	})
-	return empty, err
-}

@@ -151,6 +151,15 @@ func (s *Store) rename(oldDir uint64, oldName string, newDir uint64, newName str
 	if err != nil {
 		return err
 	}
+	if flags&RenameExchange != 0 {
+		s.dcSet(oldDir, oldName, dstIno, dstMode)
+	} else {
+		s.dcDel(oldDir, oldName)
+	}
+	s.dcSet(newDir, newName, srcIno, srcMode)
+	if dstDir && flags&RenameExchange == 0 {
+		s.dcDrop(dstIno)
+	}
 	s.event(Moved, srcIno)
 	if flags&RenameExchange != 0 {
 		s.event(Moved, dstIno)

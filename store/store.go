@@ -73,6 +73,11 @@ type Store struct {
 	icMu   sync.RWMutex
 	inodes map[uint64]*Inode
 
+	// dcMu guards dc, the directory cache, and dcEpoch (dircache.go).
+	dcMu    sync.RWMutex
+	dc      map[uint64]*listing
+	dcEpoch uint64
+
 	// filesMu guards files, the open state of inodes with open handles.
 	filesMu sync.Mutex
 	files   map[uint64]*openFile
@@ -90,7 +95,7 @@ const idLease = 4096
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
-		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{},
+		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, dc: map[uint64]*listing{},
 		access: map[uint64]accessStat{}, stop: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now

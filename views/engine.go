@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
@@ -116,7 +117,14 @@ func (e *Engine) Handle(ch []store.Change) {
 }
 
 func (e *Engine) run() {
-	defer close(e.finished)
+	defer func() {
+		// Nothing more will be applied: release every waiter.
+		e.qMu.Lock()
+		e.done = e.enq
+		e.qCond.Broadcast()
+		e.qMu.Unlock()
+		close(e.finished)
+	}()
 	e.build()
 	e.progress(1)
 	for {
@@ -137,6 +145,12 @@ func (e *Engine) run() {
 	}
 }
 
+func (e *Engine) isStopped() bool {
+	e.qMu.Lock()
+	defer e.qMu.Unlock()
+	return e.stopped
+}
+
 func (e *Engine) progress(n uint64) {
 	e.qMu.Lock()
 	e.done += n
@@ -154,16 +168,25 @@ func (e *Engine) build() {
 	if err != nil {
 		e.log.Printf("views: listing memories: %v", err)
 	}
-	for _, ino := range inos {
-		e.refresh(ino, true)
+	for n, ino := range inos {
+		if n%256 == 0 && e.isStopped() {
+			return
+		}
+		e.apply(store.Change{Kind: store.Changed, Ino: ino})
 	}
 	if d := time.Since(t0); d > time.Second {
 		e.log.Printf("views: indexed %d memories in %v", len(inos), d.Round(time.Millisecond))
 	}
 }
 
-// apply brings one memory up to date.
+// apply brings one memory up to date. A panic here would take the whole
+// mount down with it, so it is caught and logged.
 func (e *Engine) apply(c store.Change) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Printf("views: BUG: indexing inode %d: %v", c.Ino, r)
+		}
+	}()
 	if c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From) {
 		return
 	}
@@ -244,8 +267,11 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		return
 	}
 	a, err := e.st.Attr(ino)
-	if err != nil || !a.IsReg() {
-		return // a directory moved: paths are computed when needed
+	if err != nil || !a.IsReg() || len(a.Links) == 0 {
+		if err == nil && a.IsReg() {
+			e.drop(ino) // unlinked meanwhile
+		}
+		return // else a directory moved: paths are computed when needed
 	}
 	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
 		Modified: in.Modified, Extra: in.Extra}
@@ -254,7 +280,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		parent = 0 // a log's lines are a sequence of their own
 	}
 	if content || !e.indexed(ino) {
-		parts, next, size, err := e.parts(ino, name, a.Size)
+		parts, next, size, err := e.parts(ino, name, a.Size, in)
 		if err != nil {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
 		}
@@ -292,7 +318,7 @@ func (e *Engine) drop(ino uint64) {
 // the whole text. For logs it also returns the number of the line after
 // the last newline and the bytes indexed (0, 0 when the log was too big to
 // index whole, so that appends re-read it).
-func (e *Engine) parts(ino uint64, name string, size uint64) ([]search.Part, uint32, uint64, error) {
+func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]search.Part, uint32, uint64, error) {
 	buf := make([]byte, min(size, indexMax))
 	n, err := e.st.ReadAt(ino, buf, 0)
 	if err != nil {
@@ -306,7 +332,61 @@ func (e *Engine) parts(ino uint64, name string, size uint64) ([]search.Part, uin
 		}
 		return parts, lines, uint64(n), nil
 	}
-	return []search.Part{{Text: text}}, 0, 0, nil
+	return []search.Part{{Text: indexText(in, text)}}, 0, 0, nil
+}
+
+// indexText is what search sees of a memory: the words among its metadata
+// values (tags, entities, names such as a speaker), its date in words, and
+// its body. Keys, identifiers and numbers in the front matter are left out:
+// they would match any query that mentions a number.
+func indexText(in store.Info, text string) string {
+	if in.BodyOffset <= 0 || in.BodyOffset > len(text) {
+		return text
+	}
+	var b strings.Builder
+	add := func(v string) {
+		if isWords(v) {
+			b.WriteString(v)
+			b.WriteByte('\n')
+		}
+	}
+	for _, list := range [][]string{in.Tags, in.Users} {
+		for _, v := range list {
+			add(v)
+		}
+	}
+	for _, v := range in.Entities {
+		_, val, _ := strings.Cut(v, ":")
+		add(val)
+	}
+	keys := make([]string, 0, len(in.Extra))
+	for k := range in.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if s, ok := in.Extra[k].(string); ok {
+			add(s)
+		}
+	}
+	// The date in words, as questions put it ("in May 2023").
+	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
+	b.WriteString(text[in.BodyOffset:])
+	return b.String()
+}
+
+// isWords reports text made of letters and spaces only (no digits, no
+// identifiers), at most a short phrase.
+func isWords(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && r != ' ' && r != '-' && r != '\'' {
+			return false
+		}
+	}
+	return true
 }
 
 // Gen changes whenever the catalog changes. Like every public read, it

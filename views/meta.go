@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/mnemofs/mnemofs/memory"
+	"github.com/mnemofs/mnemofs/metrics"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -75,7 +76,10 @@ func StatsJSON(st *store.Store) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(s)
+	return marshal(struct {
+		store.Stats
+		Latency map[string]metrics.Summary `json:"latency"`
+	}{s, metrics.Ops.Summaries()})
 }
 
 // Errors lists memories whose front matter could not be read, one per

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -19,7 +20,14 @@ const MaxK = 1000
 
 // neighbourWeight is how much a memory draws on its neighbours' scores
 // (see search.Options.Neighbours).
-var neighbourWeight = 0.5
+var neighbourWeight = envF("MNEMOFS_NB", 0.5)
+
+func envF(k string, d float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
+		return v
+	}
+	return d
+}
 
 // Query is a parsed search directory name.
 type Query struct {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,6 +81,10 @@ func crashWriter() int {
 					os.Exit(2)
 				}
 				first.Do(func() { fmt.Println("recorded") })
+				// A pause keeps the store small enough for 20 rounds to
+				// stay quick; with 4 writers an fsync is still often in
+				// flight when the kill comes.
+				time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
 			}
 		}()
 	}
@@ -91,9 +96,9 @@ func crashWriter() int {
 // writeDurable writes a random file (directly, or as NAME.tmp renamed over
 // NAME), fsyncs it and its directory, and returns its sha256.
 func writeDurable(rng *rand.Rand, dir, name string, viaRename bool) (string, error) {
-	size := rng.IntN(16 << 10) // mostly small; some span several chunks
-	if rng.IntN(16) == 0 {
-		size = rng.IntN(384 << 10)
+	size := rng.IntN(4 << 10) // mostly small; some span several chunks
+	if rng.IntN(32) == 0 {
+		size = 128<<10 + rng.IntN(256<<10)
 	}
 	data := make([]byte, size)
 	for i := range data {
@@ -172,14 +177,40 @@ func startWriter(t *testing.T, mnt, manifest string, round int, seed uint64) *wr
 		close(w.done)
 	}()
 	t.Cleanup(func() {
+		w.cmd.Process.Kill()
 		select {
 		case <-w.done:
-		default:
-			w.cmd.Process.Kill()
-			<-w.done
+		case <-time.After(10 * time.Second): // blocked in a hung mount
+			t.Errorf("writer pid %d does not die (blocked in the mount?)", w.cmd.Process.Pid)
 		}
 	})
 	return w
+}
+
+// kill sends SIGKILL and checks the process was really killed by it.
+func (m *mountProc) kill(t testing.TB) {
+	t.Helper()
+	if err := m.cmd.Process.Kill(); err != nil {
+		t.Fatalf("SIGKILL mount process: %v (already exited? %v)\nstderr: %s", err, m.state, m.stderr.String())
+	}
+	if !m.waitExit(10 * time.Second) {
+		t.Fatalf("mount process still running 10 s after SIGKILL")
+	}
+	ws, ok := m.state.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("mount process was not killed by SIGKILL: %v\nstderr: %s", m.state, m.stderr.String())
+	}
+}
+
+// clearDeadMount lazily unmounts a mount whose server died.
+func clearDeadMount(t testing.TB, mnt string) {
+	t.Helper()
+	if out, err := exec.Command("fusermount3", "-uz", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("fusermount3 -uz %s: %v %s", mnt, err, out)
+	}
+	if isMounted(mnt) {
+		t.Fatalf("%s still mounted after fusermount3 -uz", mnt)
+	}
 }
 
 // readManifest returns path -> sha256 (one entry per created file).
@@ -207,7 +238,7 @@ func readManifest(t *testing.T, manifest string) map[string]string {
 }
 
 // verifyManifest checks every recorded file through the mount.
-func verifyManifest(t *testing.T, mnt string, entries map[string]string, round int) {
+func verifyManifest(t *testing.T, mnt, data string, entries map[string]string, round int) {
 	t.Helper()
 	paths := make(chan string)
 	var mu sync.Mutex
@@ -236,7 +267,13 @@ func verifyManifest(t *testing.T, mnt string, entries map[string]string, round i
 		t.Errorf("round %d: fsync'd file %s", round, b)
 	}
 	if len(bad) > 0 {
-		t.Fatalf("round %d: %d of %d fsync'd files lost or damaged after SIGKILL and remount", round, len(bad), len(entries))
+		p, _, _ := strings.Cut(bad[0], ": ")
+		ents, err := os.ReadDir(filepath.Join(mnt, filepath.Dir(p)))
+		listed := slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == filepath.Base(p) })
+		fsck := runMnemofs(t, "fsck", "--data", data)
+		t.Fatalf("round %d: %d of %d fsync'd files lost or damaged after SIGKILL and remount\n"+
+			"%s/ lists %d entries (%v), %s among them: %v\nfsck while mounted: %s", round, len(bad), len(entries),
+			filepath.Dir(p), len(ents), err, filepath.Base(p), listed, fsck)
 	}
 }
 
@@ -282,7 +319,7 @@ func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
 		case <-w.done:
 			t.Fatalf("round %d: writer exited before recording a file: %s", round, w.stderr.String())
 		case <-time.After(20 * time.Second):
-			t.Fatalf("round %d: writer recorded nothing in 20 s: %s", round, w.stderr.String())
+			t.Fatalf("round %d: writer recorded nothing in 20 s (%s); mount goroutines:\n%s", round, w.stderr.String(), m.dump())
 		}
 		delay := time.Duration(100+rng.IntN(1400)) * time.Millisecond
 		time.Sleep(delay)
@@ -308,18 +345,56 @@ func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
 		t.Logf("round %d: killed after %v, %d new files recorded (%s)", round, delay, len(entries)-before,
 			strings.TrimSpace(w.stderr.String()))
 
-		t0 := time.Now()
 		m = startMount(t, data, mnt)
-		t1 := time.Now()
-		verifyManifest(t, mnt, entries, round)
-		t2 := time.Now()
+		verifyManifest(t, mnt, data, entries, round)
 		m.stop(t, syscall.SIGTERM)
-		t3 := time.Now()
 		r := runMnemofs(t, "fsck", "--data", data)
-		t.Logf("TIMING mount %v verify %v stop %v fsck %v", t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3))
 		if r.code != 0 || !strings.Contains(r.stdout, "consistent") {
 			t.Fatalf("round %d: fsck after crash and remount is not clean:\n%s", round, r)
 		}
 	}
 	t.Logf("%d rounds, %d files verified in %v", rounds, len(readManifest(t, manifest)), time.Since(start))
+}
+
+// TestUnmountWhileIndexing: a mount asked to stop must stop promptly even
+// while it is still building its views of a big store. `mnemofs unmount`
+// waits (10 s at most) for the store to be closed, and until then no other
+// command or mount can open it.
+func TestUnmountWhileIndexing(t *testing.T) {
+	requireFuse(t)
+	if testing.Short() {
+		t.Skip("builds a 90 MB store")
+	}
+	src, data, mnt := t.TempDir(), t.TempDir(), t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	words := make([]string, 20000)
+	for i := range words {
+		words[i] = string(randBytes(r, 3+r.IntN(8)))
+		words[i] = strings.Map(func(c rune) rune { return 'a' + c%26 }, words[i])
+	}
+	for d := range 5 {
+		dir := filepath.Join(src, fmt.Sprintf("s%d", d))
+		check(t, os.Mkdir(dir, 0o755))
+		for i := range 500 {
+			var b strings.Builder
+			for range 5000 {
+				b.WriteString(words[r.IntN(len(words))] + " ")
+			}
+			check(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%03d.md", i)), []byte(b.String()), 0o644))
+		}
+	}
+	mustRun(t, "import", src, "--to", "/semantic/big", "--data", data)
+	m := startMount(t, data, mnt)
+	start := time.Now()
+	res := runMnemofs(t, "unmount", mnt)
+	took := time.Since(start)
+	if res.code != 0 {
+		t.Errorf("mnemofs unmount failed after %v:\n%s", took, res)
+	}
+	m.waitExit(20 * time.Second)
+	if exit := time.Since(start); exit > 3*time.Second {
+		t.Errorf("the mount process exited %v after 'mnemofs unmount' (which took %v; the mountpoint was gone: %v): "+
+			"stopping waits for the initial indexing\nstderr: %s", exit.Round(time.Millisecond), took.Round(time.Millisecond),
+			!isMounted(mnt), m.stderr.String())
+	}
 }

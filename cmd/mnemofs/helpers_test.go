@@ -7,15 +7,20 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -127,7 +132,13 @@ type mountProc struct {
 	stdout, stderr syncBuffer
 	done           chan struct{} // closed when the process has exited
 	state          *os.ProcessState
+	hung           atomic.Bool // the watchdog fired
 }
+
+// mountWatchdog is how long a test mount may live; past it the mount is
+// assumed deadlocked and sent SIGQUIT, which dumps its goroutines and
+// aborts the FUSE connection so that blocked system calls return.
+const mountWatchdog = 90 * time.Second
 
 // startMount runs `mnemofs mount --data data mnt` and waits for its ready
 // line. Cleanup stops it with SIGTERM and, as a last resort, kills it and
@@ -162,6 +173,14 @@ func startMount(t testing.TB, data, mnt string, extra ...string) *mountProc {
 		close(m.done)
 	}()
 	t.Cleanup(func() { m.cleanup(t) })
+	go func() {
+		select {
+		case <-m.done:
+		case <-time.After(mountWatchdog):
+			m.hung.Store(true)
+			m.cmd.Process.Signal(syscall.SIGQUIT)
+		}
+	}()
 	select {
 	case <-ready:
 	case <-m.done:
@@ -193,7 +212,30 @@ func (m *mountProc) waitExit(d time.Duration) bool {
 	}
 }
 
+// goroutines returns the goroutine dump the mount printed on SIGQUIT,
+// keeping only the goroutines in mnemofs code.
+func (m *mountProc) goroutines() string {
+	var keep []string
+	for _, g := range strings.Split(m.stderr.String(), "\n\n") {
+		if strings.Contains(g, "github.com/mnemofs/") {
+			keep = append(keep, g)
+		}
+	}
+	return strings.Join(keep, "\n\n")
+}
+
+// dump sends SIGQUIT (goroutine dump, then exit) and returns the dump.
+func (m *mountProc) dump() string {
+	m.cmd.Process.Signal(syscall.SIGQUIT)
+	m.waitExit(10 * time.Second)
+	return m.goroutines()
+}
+
 func (m *mountProc) cleanup(t testing.TB) {
+	if m.hung.Load() {
+		m.waitExit(10 * time.Second)
+		t.Errorf("mount at %s still running after %v: assumed hung; its goroutines:\n%s", m.mnt, mountWatchdog, m.goroutines())
+	}
 	if !m.exited() {
 		m.cmd.Process.Signal(syscall.SIGTERM)
 		if !m.waitExit(15 * time.Second) {
@@ -224,21 +266,6 @@ func (m *mountProc) stop(t testing.TB, sig os.Signal) {
 	}
 }
 
-// kill sends SIGKILL and checks the process was really killed by it.
-func (m *mountProc) kill(t testing.TB) {
-	t.Helper()
-	if err := m.cmd.Process.Kill(); err != nil {
-		t.Fatalf("SIGKILL mount process: %v (already exited? %v)\nstderr: %s", err, m.state, m.stderr.String())
-	}
-	if !m.waitExit(10 * time.Second) {
-		t.Fatalf("mount process still running 10 s after SIGKILL")
-	}
-	ws, ok := m.state.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("mount process was not killed by SIGKILL: %v\nstderr: %s", m.state, m.stderr.String())
-	}
-}
-
 // isMounted reports whether mnt is a mountpoint in /proc/mounts.
 func isMounted(mnt string) bool {
 	b, err := os.ReadFile("/proc/mounts")
@@ -256,17 +283,6 @@ func isMounted(mnt string) bool {
 
 // lazyUnmount runs fusermount3 -uz, ignoring errors (for cleanups).
 func lazyUnmount(mnt string) { exec.Command("fusermount3", "-uz", mnt).Run() }
-
-// clearDeadMount lazily unmounts a mount whose server died.
-func clearDeadMount(t testing.TB, mnt string) {
-	t.Helper()
-	if out, err := exec.Command("fusermount3", "-uz", mnt).CombinedOutput(); err != nil {
-		t.Fatalf("fusermount3 -uz %s: %v %s", mnt, err, out)
-	}
-	if isMounted(mnt) {
-		t.Fatalf("%s still mounted after fusermount3 -uz", mnt)
-	}
-}
 
 // node is one entry of a tree snapshot.
 type node struct {
@@ -321,21 +337,16 @@ func compareTrees(t testing.TB, what string, want, got map[string]node) {
 	if got == nil {
 		return // snapshot already failed
 	}
-	var names []string
-	for n := range want {
-		names = append(names, n)
-	}
+	names := slices.Sorted(maps.Keys(want))
 	for n := range got {
 		if _, ok := want[n]; !ok {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
-	bad := 0
-	for _, n := range names {
-		w, wok := want[n]
-		g, gok := got[n]
-		var msg string
+	for bad, n := 0, 0; n < len(names) && bad < 20; n++ {
+		w, wok := want[names[n]]
+		g, gok := got[names[n]]
+		msg := ""
 		switch {
 		case !gok:
 			msg = "missing"
@@ -350,12 +361,37 @@ func compareTrees(t testing.TB, what string, want, got map[string]node) {
 		default:
 			continue
 		}
-		if bad++; bad <= 20 {
-			t.Errorf("%s: %q: %s", what, n, msg)
-		}
+		bad++
+		t.Errorf("%s: %q: %s", what, names[n], msg)
 	}
-	if bad > 20 {
-		t.Errorf("%s: %d differences in all", what, bad)
+}
+
+func getxattr(p, name string) (string, error) {
+	v := make([]byte, 4096)
+	n, err := syscall.Getxattr(p, name, v)
+	if err != nil {
+		return "", err
+	}
+	return string(v[:n]), nil
+}
+
+func randBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

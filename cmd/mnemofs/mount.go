@@ -223,7 +223,8 @@ func unmountPath(p string) error {
 		return fail("%s is not a mnemofs mount", mnt)
 	}
 	if h, err := control.ReadHolder(data); err == nil && h.Socket != "" && h.Mountpoint == mnt {
-		if err := control.Call(h.Socket, control.Request{Op: "unmount"}, nil, nil); err == nil {
+		err := control.Call(h.Socket, control.Request{Op: "unmount"}, nil, nil)
+		if _, still := mountedData(mnt); err == nil || !still {
 			for i := 0; i < 200; i++ {
 				if _, still := mountedData(mnt); !still {
 					// Wait for the store to be closed too.

@@ -42,6 +42,10 @@ type Result struct {
 	P95    float64 `json:"p95,omitempty"`
 	Mean   float64 `json:"mean,omitempty"`
 	Note   string  `json:"note,omitempty"`
+	// DaemonCPU is the CPU time the FUSE daemon (-pid) used per
+	// operation (or entry) while the operation ran, in microseconds.
+	DaemonCPU float64 `json:"daemon_cpu_us,omitempty"`
+	units     int     // operations (or entries) measured
 }
 
 // Report is one run against one directory.
@@ -64,6 +68,7 @@ var (
 	asJSON    = flag.Bool("json", false, "print JSON instead of a table")
 	verbose   = flag.Bool("v", false, "report each result on stderr as it is measured")
 	keep      = flag.Bool("keep", false, "leave the run directory behind")
+	pid       = flag.Int("pid", 0, "PID of the FUSE daemon serving DIR: report its CPU time per operation")
 	dropCache = flag.Bool("drop-caches", true, "drop the page cache before the cold sequential read (needs root)")
 )
 
@@ -83,6 +88,7 @@ func main() {
 		return
 	}
 	flag.Parse()
+	noPreemptSignals()
 	if flag.NArg() != 1 {
 		flag.Usage()
 		os.Exit(2)
@@ -101,14 +107,34 @@ func main() {
 		return
 	}
 	fmt.Printf("%s (%s), %d iterations\n", rep.Label, rep.Dir, rep.Iters)
-	fmt.Printf("%-44s %10s %10s %10s  %s\n", "operation", "median", "p95", "mean", "unit")
+	fmt.Printf("%-44s %10s %10s %10s %10s  %s\n", "operation", "median", "p95", "mean", "daemon CPU", "unit")
 	for _, r := range rep.Results {
 		if r.Unit != "us" {
-			fmt.Printf("%-44s %10.1f %10s %10s  %s %s\n", r.Name, r.Median, "", "", r.Unit, r.Note)
+			fmt.Printf("%-44s %10.1f %10s %10s %10s  %s %s\n", r.Name, r.Median, "", "", "", r.Unit, r.Note)
 			continue
 		}
-		fmt.Printf("%-44s %10.1f %10.1f %10.1f  %s %s\n", r.Name, r.Median, r.P95, r.Mean, r.Unit, r.Note)
+		fmt.Printf("%-44s %10.1f %10.1f %10.1f %10.1f  %s %s\n", r.Name, r.Median, r.P95, r.Mean, r.DaemonCPU, r.Unit, r.Note)
 	}
+}
+
+// noPreemptSignals re-executes fsbench with async preemption off: the
+// runtime's SIGURG would interrupt syscalls waiting on FUSE, and each one
+// costs the daemon an extra INTERRUPT request that a C program would not.
+func noPreemptSignals() {
+	if strings.Contains(os.Getenv("GODEBUG"), "asyncpreemptoff=1") {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	env := []string{"GODEBUG=asyncpreemptoff=1," + os.Getenv("GODEBUG")}
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "GODEBUG=") {
+			env = append(env, e)
+		}
+	}
+	fatal(unix.Exec(exe, os.Args, env))
 }
 
 func fatal(err error) {
@@ -131,7 +157,7 @@ func latency(name string, ds []time.Duration, div int, note string) Result {
 		sum += us[i]
 	}
 	sort.Float64s(us)
-	r := Result{Name: name, Unit: "us", N: len(us), Note: note}
+	r := Result{Name: name, Unit: "us", N: len(us), Note: note, units: len(us) * div}
 	if len(us) > 0 {
 		r.Median = quantile(us, 0.5)
 		r.P95 = quantile(us, 0.95)
@@ -181,7 +207,17 @@ func run(dir string) (*Report, error) {
 		defer os.RemoveAll(root)
 	}
 	rep := &Report{Label: *label, Dir: dir, Iters: *iters, Files: *nfiles, Started: time.Now().UTC().Format(time.RFC3339)}
+	// The daemon's CPU time is counted between begin (or resume) and
+	// pause; add pauses.
+	var cpuAcc, cpuT0 time.Duration
+	begin := func() { cpuAcc, cpuT0 = 0, daemonCPU() }
+	pause := func() { cpuAcc += daemonCPU() - cpuT0 }
+	resume := func() { cpuT0 = daemonCPU() }
 	add := func(r Result) {
+		pause()
+		if *pid > 0 && r.units > 0 {
+			r.DaemonCPU = float64(cpuAcc.Nanoseconds()) / 1e3 / float64(r.units)
+		}
 		rep.Results = append(rep.Results, r)
 		if !*verbose {
 			return
@@ -201,6 +237,7 @@ func run(dir string) (*Report, error) {
 
 	// (1) create + write 1 KiB + close of a new file.
 	created := time.Now()
+	begin()
 	for i := 0; i < n; i++ {
 		t := time.Now()
 		err := writeFile(name(cdir, i), kib, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC)
@@ -211,6 +248,7 @@ func run(dir string) (*Report, error) {
 
 	// (2) stat of an existing file.
 	var st unix.Stat_t
+	begin()
 	for i := 0; i < n; i++ {
 		p := name(cdir, i)
 		t := time.Now()
@@ -222,6 +260,7 @@ func run(dir string) (*Report, error) {
 
 	// (3) stat of a missing name (a different name each time, so no
 	// negative dentry is reused).
+	begin()
 	for i := 0; i < n; i++ {
 		p := filepath.Join(cdir, fmt.Sprintf("missing-%05d.md", i))
 		t := time.Now()
@@ -235,6 +274,7 @@ func run(dir string) (*Report, error) {
 
 	// (4) open + read 1 KiB + close.
 	buf := make([]byte, 1<<20)
+	begin()
 	for i := 0; i < n; i++ {
 		p := name(cdir, i)
 		t := time.Now()
@@ -251,6 +291,7 @@ func run(dir string) (*Report, error) {
 	add(latency("open+read 1KiB+close", ds, 1, ""))
 
 	// (7) rename into another directory, new name.
+	begin()
 	for i := 0; i < n; i++ {
 		from, to := name(cdir, i), filepath.Join(rdir, fmt.Sprintf("moved-%05d.md", i))
 		t := time.Now()
@@ -262,11 +303,14 @@ func run(dir string) (*Report, error) {
 
 	// (8) unlink of files created moments before (in batches of 100, each
 	// batch made just before it is removed: younger than 3 s).
+	begin()
 	for i := 0; i < n; i += 100 {
 		end := min(i+100, n)
+		pause()
 		for j := i; j < end; j++ {
 			check(writeFile(name(udir, j), kib, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC), "create")
 		}
+		resume()
 		for j := i; j < end; j++ {
 			t := time.Now()
 			err := unix.Unlink(name(udir, j))
@@ -280,6 +324,7 @@ func run(dir string) (*Report, error) {
 	if wait := 3500*time.Millisecond - time.Since(created); wait > 0 {
 		time.Sleep(wait)
 	}
+	begin()
 	for i := 0; i < n; i++ {
 		p := filepath.Join(rdir, fmt.Sprintf("moved-%05d.md", i))
 		t := time.Now()
@@ -293,6 +338,7 @@ func run(dir string) (*Report, error) {
 	line := []byte(strings.Repeat("-", 60) + " appended line\n")[:80]
 	line[79] = '\n'
 	logf := filepath.Join(root, "append.log")
+	begin()
 	for i := 0; i < n; i++ {
 		t := time.Now()
 		err := writeFile(logf, line, unix.O_CREAT|unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC)
@@ -328,11 +374,13 @@ func run(dir string) (*Report, error) {
 	}
 	pass() // warm up
 	var dd []time.Duration
+	begin()
 	for i := 0; i < *dirIters; i++ {
 		dd = append(dd, pass())
 	}
 	add(latency(fmt.Sprintf("readdir+lstat per entry (%d, warm)", *nfiles), dd, *nfiles, ""))
 	dd = nil
+	begin()
 	for i := 0; i < *coldIters; i++ {
 		time.Sleep(1100 * time.Millisecond)
 		dd = append(dd, pass())
@@ -343,55 +391,8 @@ func run(dir string) (*Report, error) {
 
 	if *seqMiB > 0 {
 		for _, r := range sequential(filepath.Join(root, "big.bin"), buf) {
-			add(r)
+			add(r) // no CPU figure: units is 0
 		}
 	}
 	return rep, nil
-}
-
-// sequential writes then reads a seq-mib file with 1 MiB requests.
-func sequential(p string, buf []byte) []Result {
-	for i := range buf {
-		buf[i] = byte(i * 7)
-	}
-	size := int64(*seqMiB) << 20
-	mibps := func(d time.Duration) float64 { return float64(*seqMiB) / d.Seconds() }
-	t := time.Now()
-	fd, err := unix.Open(p, unix.O_CREAT|unix.O_TRUNC|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
-	check(err, "create big file")
-	for off := int64(0); off < size; off += int64(len(buf)) {
-		_, err := unix.Write(fd, buf)
-		check(err, "write")
-	}
-	check(unix.Fsync(fd), "fsync")
-	check(unix.Close(fd), "close")
-	w := Result{Name: fmt.Sprintf("seq write %d MiB (1 MiB writes, fsync)", *seqMiB), Unit: "MiB/s", N: 1, Median: mibps(time.Since(t))}
-
-	note := "page cache dropped"
-	unix.Sync()
-	if !*dropCache || os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0) != nil {
-		note = "page cache NOT dropped"
-	}
-	read := func(name, note string) Result {
-		t := time.Now()
-		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		check(err, "open big file")
-		var got int64
-		for {
-			m, err := unix.Read(fd, buf)
-			check(err, "read")
-			if m == 0 {
-				break
-			}
-			got += int64(m)
-		}
-		unix.Close(fd)
-		if got != size {
-			fatal(fmt.Errorf("read %d bytes of %s, want %d", got, p, size))
-		}
-		return Result{Name: name, Unit: "MiB/s", N: 1, Median: mibps(time.Since(t)), Note: note}
-	}
-	cold := read(fmt.Sprintf("seq read %d MiB (cold)", *seqMiB), note)
-	warm := read(fmt.Sprintf("seq read %d MiB (warm)", *seqMiB), "")
-	return []Result{w, cold, warm}
 }

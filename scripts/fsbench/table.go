@@ -40,7 +40,12 @@ func table(files []string) error {
 				ops = append(ops, x.Name)
 			}
 			units[x.Name] = x.Unit
-			for k, v := range map[string]float64{"median": x.Median, "p95": x.P95} {
+			m := map[string]float64{"median": x.Median, "p95": x.P95}
+			if x.DaemonCPU > 0 {
+				m["cpu"] = x.DaemonCPU
+				seen["cpu"] = true
+			}
+			for k, v := range m {
 				key := k + "\x00" + x.Name
 				if vals[key] == nil {
 					vals[key] = map[string][]float64{}
@@ -68,6 +73,9 @@ func table(files []string) error {
 			title = "Latency, median of per-run p95 (µs)"
 		}
 		printTable(title, kind, "us", labels, ops, units, vals, ratio)
+	}
+	if seen["cpu"] {
+		printTable("FUSE daemon CPU time per operation (µs, all its threads, including background work done while the operation ran)", "cpu", "us", labels, ops, units, vals, ratio)
 	}
 	printTable("Throughput (MiB/s; higher is better)", "median", "MiB/s", labels, ops, units, vals, ratio)
 	return nil

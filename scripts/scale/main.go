@@ -2,7 +2,9 @@
 // Markdown files (goal: at least 3000 files/s), the time a mount takes to
 // become ready with them in the store (cold, after dropping the page cache,
 // and warm), and the mount process's memory (VmRSS/VmHWM) after mounting,
-// after `find MNT/episodic -type f`, and after `cat` of 1000 files.
+// after any background work it starts at mount time has finished (it waits
+// until the process is idle, and reports how long that took), after
+// `find MNT/episodic -type f`, and after `cat` of 1000 files.
 //
 // It generates -n files of 0.6-1.4 KiB (two thirds with YAML front matter)
 // in -work/src, imports them with `mnemofs import SRC --to /episodic/bulk`
@@ -24,6 +26,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -96,6 +99,9 @@ func main() {
 	row("mount 1 (cold): ready line", fmt.Sprintf("%.0f ms (%s)", ms(ready), cold))
 	row("mount 1 (cold): stat MNT/episodic works", fmt.Sprintf("%.0f ms", ms(statOK)))
 	row("RSS after mount", rss())
+	busy, cpu := quiesce()
+	row("background work after mount", fmt.Sprintf("busy for %.1f s after the ready line (%.1f s CPU)", busy.Seconds(), cpu.Seconds()))
+	row("RSS once idle", rss())
 
 	t = time.Now()
 	found := countFind()
@@ -128,6 +134,11 @@ func main() {
 	row("mount 2 (warm): stat MNT/episodic works", fmt.Sprintf("%.0f ms", ms(statOK)))
 	row("RSS after mount 2", rss())
 	stopMount()
+	logMu.Lock()
+	for _, l := range mountLog {
+		row("mount log", "`"+l+"`")
+	}
+	logMu.Unlock()
 
 	fmt.Printf("| measure (%d files) | result |\n|---|---|\n", len(paths))
 	for _, r := range rows {
@@ -184,7 +195,11 @@ func generate() ([]string, int64) {
 	return paths, total
 }
 
-var mountCmd *exec.Cmd
+var (
+	mountCmd *exec.Cmd
+	logMu    sync.Mutex
+	mountLog []string // the mount's stderr lines
+)
 
 // mount starts `mnemofs mount` and returns the time until its ready line
 // and until stat MNT/episodic succeeds.
@@ -193,12 +208,22 @@ func mount() (ready, statOK time.Duration) {
 	mountCmd = exec.Command(*bin, "mount", "--data", data, mnt)
 	out, err := mountCmd.StdoutPipe()
 	check(err)
-	var stderr strings.Builder
-	mountCmd.Stderr = &stderr
-	if *debug {
-		mountCmd.Stderr = os.Stderr
-	}
+	errPipe, err := mountCmd.StderrPipe()
+	check(err)
 	check(mountCmd.Start())
+	logDone := make(chan struct{})
+	go func() {
+		defer close(logDone)
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			if *debug {
+				fmt.Fprintln(os.Stderr, sc.Text())
+			}
+			logMu.Lock()
+			mountLog = append(mountLog, sc.Text())
+			logMu.Unlock()
+		}
+	}()
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if strings.HasPrefix(sc.Text(), "mnemofs: mounted") {
@@ -207,9 +232,10 @@ func mount() (ready, statOK time.Duration) {
 		}
 	}
 	if ready == 0 {
+		<-logDone
 		err := mountCmd.Wait()
 		mountCmd = nil
-		fatal(fmt.Errorf("mnemofs mount exited without its ready line: %v\n%s", err, stderr.String()))
+		fatal(fmt.Errorf("mnemofs mount exited without its ready line: %v\n%s", err, strings.Join(mountLog, "\n")))
 	}
 	go io.Copy(io.Discard, out)
 	for {
@@ -241,6 +267,43 @@ func stopMount() {
 		c.Process.Kill()
 		exec.Command("fusermount3", "-uz", mnt).Run()
 	}
+}
+
+// quiesce waits until the mount process uses under 5% of a CPU for a
+// second, and returns how long that took and the CPU time it used.
+func quiesce() (time.Duration, time.Duration) {
+	t := time.Now()
+	start := cpuTime()
+	prev := start
+	for time.Since(t) < 5*time.Minute {
+		time.Sleep(time.Second)
+		now := cpuTime()
+		if now-prev < 50*time.Millisecond {
+			return time.Since(t) - time.Second, now - start
+		}
+		prev = now
+	}
+	return time.Since(t), prev - start
+}
+
+// cpuTime is the user+system CPU time of the mount process.
+func cpuTime() time.Duration {
+	if mountCmd == nil {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", mountCmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces): utime is
+	// the 14th field of the line, stime the 15th; both in clock ticks.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 // rss reads VmRSS and VmHWM of the mount process.
