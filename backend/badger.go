@@ -34,7 +34,14 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		WithDetectConflicts(false).
 		WithNumVersionsToKeep(1).
 		WithLogger(quietLogger{o.Logger}).
-		WithMetricsEnabled(false)
+		WithMetricsEnabled(false).
+		// Memory: memories are small and reads are served from the
+		// kernel's page cache; Badger's defaults (5 × 64 MiB memtables,
+		// a 256 MiB block cache) would dominate the process's RSS.
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(3).
+		WithBlockCacheSize(32 << 20).
+		WithNumCompactors(2)
 	if o.InMemory {
 		// No value log in memory: every value stays in the LSM, which
 		// takes values up to the threshold.

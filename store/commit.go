@@ -38,6 +38,7 @@ func (s *Store) spill(f *openFile) error {
 		return err
 	}
 	b := s.kv.NewBatch()
+	end := f.storedEnd
 	for idx, c := range f.dirty {
 		if len(c) == ChunkSize {
 			if err := b.Set(backend.ChunkKey(f.ino, idx), c); err != nil {
@@ -46,9 +47,14 @@ func (s *Store) spill(f *openFile) error {
 			}
 			delete(f.dirty, idx)
 			f.dirtyBytes -= ChunkSize
+			end = max(end, uint64(idx+1)*ChunkSize)
 		}
 	}
-	return b.Flush()
+	if err := b.Flush(); err != nil {
+		return err
+	}
+	f.storedEnd = end
+	return nil
 }
 
 // dropStale deletes stored chunks past truncFloor that are not dirty.
@@ -187,7 +193,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
-	f.committedSize = size
+	f.committedSize, f.storedEnd = size, size
 	s.eventFrom(ino, from)
 	return nil, nil
 }
@@ -204,8 +210,16 @@ const hashStateMin = 64 << 10
 // file whose hash state is known hashes only the appended bytes. Caller
 // holds f.mu.
 func (s *Store) digest(f *openFile, size uint64, name string, prev *Record) (string, []byte, []byte, error) {
-	h := sha256.New()
 	needHead := size <= headMax && memory.HasMetadata(name)
+	if f.hash != nil && f.hashPos == size && !needHead {
+		// Written sequentially: the running hash already covers it all.
+		var state []byte
+		if size >= hashStateMin {
+			state, _ = f.hash.(encoding.BinaryMarshaler).MarshalBinary()
+		}
+		return hex.EncodeToString(f.hash.Sum(nil)), state, nil, nil
+	}
+	h := sha256.New()
 	start := uint64(0)
 	if f.appendOnly && !needHead && prev.HashState != nil && prev.HashSize == f.committedSize && size >= f.committedSize {
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(prev.HashState); err == nil {

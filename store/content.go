@@ -1,7 +1,10 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding"
 	"errors"
+	"hash"
 	"math"
 	"sync"
 	"syscall"
@@ -11,7 +14,7 @@ import (
 
 // spillBytes is how much dirty data an inode may hold before full chunks are
 // written to the KV ahead of the commit.
-const spillBytes = 8 << 20
+const spillBytes = 2 << 20
 
 // openFile is the shared write state of one inode with open handles.
 type openFile struct {
@@ -33,6 +36,16 @@ type openFile struct {
 	appendOnly bool
 	// committedSize is the size at the last commit.
 	committedSize uint64
+	// storedEnd: no chunk at or past this offset is in the backend
+	// (committed size, raised by spills).
+	storedEnd uint64
+	// hash, when not nil, is the running SHA-256 of [0, hashPos): writes
+	// that continue at hashPos (sequential writes, appends) feed it, so a
+	// commit need not read the file back. Any other change drops it.
+	hash    hash.Hash
+	hashPos uint64
+	// hashTried: the saved hash state was looked for in this open.
+	hashTried bool
 }
 
 // Open registers an open handle of ino and returns nothing but an error; the
@@ -55,7 +68,7 @@ func (s *Store) Open(ino uint64, forRead bool) error {
 	s.filesMu.Lock()
 	f := s.files[ino]
 	if f == nil {
-		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, appendOnly: true}
+		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, appendOnly: true}
 		s.files[ino] = f
 	}
 	f.refs++
@@ -166,11 +179,20 @@ func (s *Store) chunk(t backend.Txn, f *openFile, ino uint64, idx uint32) ([]byt
 	return c, err
 }
 
-// dirtyChunk returns a writable copy of chunk idx, loading it if needed.
+// dirtyChunk returns a writable copy of chunk idx, loading it if needed:
+// not when the write covers the whole chunk, nor past the stored data.
 // Caller holds f.mu.
-func (s *Store) dirtyChunk(f *openFile, idx uint32) ([]byte, error) {
+func (s *Store) dirtyChunk(f *openFile, idx uint32, whole bool) ([]byte, error) {
 	if c, ok := f.dirty[idx]; ok {
 		return c, nil
+	}
+	if f.dirty == nil {
+		f.dirty = map[uint32][]byte{}
+	}
+	if whole || uint64(idx)*ChunkSize >= f.storedEnd {
+		f.dirty[idx] = nil
+		f.dirtyBytes += ChunkSize
+		return nil, nil
 	}
 	var c []byte
 	err := s.kv.View(func(t backend.Txn) error {
@@ -218,7 +240,7 @@ func (s *Store) WriteAt(ino uint64, data []byte, off int64) (int, error) {
 		idx := uint32(pos / ChunkSize)
 		cstart := uint64(idx) * ChunkSize
 		cend := min(cstart+ChunkSize, end)
-		c, err := s.dirtyChunk(f, idx)
+		c, err := s.dirtyChunk(f, idx, pos == cstart && cend == cstart+ChunkSize)
 		if err != nil {
 			return 0, err
 		}
@@ -229,6 +251,7 @@ func (s *Store) WriteAt(ino uint64, data []byte, off int64) (int, error) {
 		f.dirty[idx] = c
 		pos = cend
 	}
+	s.feedHash(f, data, uint64(off))
 	f.modified = true
 	s.setSize(i, max(size, end), true)
 	if f.dirtyBytes >= spillBytes {
@@ -266,7 +289,7 @@ func (s *Store) truncateLocked(f *openFile, i *Inode, size uint64) error {
 	if size < old {
 		idx := uint32(size / ChunkSize)
 		if size%ChunkSize != 0 {
-			c, err := s.dirtyChunk(f, idx)
+			c, err := s.dirtyChunk(f, idx, false)
 			if err != nil {
 				return err
 			}
@@ -286,6 +309,9 @@ func (s *Store) truncateLocked(f *openFile, i *Inode, size uint64) error {
 	if size != old {
 		f.appendOnly = false
 		f.modified = true
+	}
+	if size < f.hashPos {
+		f.hash = nil
 	}
 	s.setSize(i, size, true)
 	return nil
@@ -311,4 +337,29 @@ func (s *Store) Truncate(ino uint64, size uint64) error {
 	err = s.truncateLocked(f, i, size)
 	f.mu.Unlock()
 	return errors.Join(err, s.Release(ino))
+}
+
+// feedHash continues the running hash with a write at off, or drops it
+// when the write is not sequential. Caller holds f.mu.
+func (s *Store) feedHash(f *openFile, data []byte, off uint64) {
+	if f.hash == nil && !f.hashTried && off == f.committedSize {
+		f.hashTried = true
+		if f.committedSize == 0 {
+			f.hash, f.hashPos = sha256.New(), 0
+		} else if rec, err := s.record(f.ino); err == nil && rec.HashState != nil && rec.HashSize == f.committedSize {
+			h := sha256.New()
+			if h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.HashState) == nil {
+				f.hash, f.hashPos = h, f.committedSize
+			}
+		}
+	}
+	if f.hash == nil {
+		return
+	}
+	if off != f.hashPos {
+		f.hash = nil
+		return
+	}
+	f.hash.Write(data)
+	f.hashPos += uint64(len(data))
 }
