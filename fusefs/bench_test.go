@@ -48,3 +48,23 @@ func BenchmarkOpenRead(b *testing.B) {
 		must(b, f.Close())
 	}
 }
+
+func BenchmarkSeqWrite64M(b *testing.B) {
+	tf := testMount(b)
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	b.SetBytes(64 << 20)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := os.Create(tf.path(fmt.Sprintf("working/big%d", i)))
+		must(b, err)
+		for k := 0; k < 64; k++ {
+			_, err = f.Write(buf)
+			must(b, err)
+		}
+		must(b, f.Sync())
+		must(b, f.Close())
+	}
+}

@@ -123,11 +123,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	s.icMu.RLock()
 	size, name := i.Size, i.Links[0].Name
 	s.icMu.RUnlock()
-	prev, err := s.record(f.ino)
-	if err != nil {
-		return nil, err
-	}
-	sum, state, head, err := s.digest(f, size, name, prev)
+	sum, state, head, err := s.digest(f, size, name)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +205,7 @@ const hashStateMin = 64 << 10
 // files) and the first bytes when the name carries metadata. An append to a
 // file whose hash state is known hashes only the appended bytes. Caller
 // holds f.mu.
-func (s *Store) digest(f *openFile, size uint64, name string, prev *Record) (string, []byte, []byte, error) {
+func (s *Store) digest(f *openFile, size uint64, name string) (string, []byte, []byte, error) {
 	needHead := size <= headMax && memory.HasMetadata(name)
 	if f.hash != nil && f.hashPos == size && !needHead {
 		// Written sequentially: the running hash already covers it all.
@@ -221,11 +217,15 @@ func (s *Store) digest(f *openFile, size uint64, name string, prev *Record) (str
 	}
 	h := sha256.New()
 	start := uint64(0)
-	if f.appendOnly && !needHead && prev.HashState != nil && prev.HashSize == f.committedSize && size >= f.committedSize {
-		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(prev.HashState); err == nil {
-			start = f.committedSize
-		} else {
-			h.Reset()
+	if f.appendOnly && !needHead && f.committedSize > 0 && size >= f.committedSize {
+		// An append whose running hash was lost (say, a write at the end
+		// while another handle wrote elsewhere): start from the saved one.
+		if prev, err := s.record(f.ino); err == nil && prev.HashState != nil && prev.HashSize == f.committedSize {
+			if h.(encoding.BinaryUnmarshaler).UnmarshalBinary(prev.HashState) == nil {
+				start = f.committedSize
+			} else {
+				h.Reset()
+			}
 		}
 	}
 	var head []byte

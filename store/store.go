@@ -13,7 +13,7 @@ import (
 )
 
 // ChunkSize is the size of one content chunk.
-const ChunkSize = 128 << 10
+const ChunkSize = 32 << 10
 
 // MaxFileSize is the largest file the store accepts (EFBIG beyond).
 const MaxFileSize = 1 << 40

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"bytes"
 	"errors"
 	"log"
 	"path"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
@@ -324,6 +326,9 @@ func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]s
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	if isBinary(buf[:n]) {
+		return nil, 0, 0, nil // nothing to search in an image or an archive
+	}
 	text := string(buf[:n])
 	if isLog(name) {
 		parts, lines := splitLines(text, 1)
@@ -373,6 +378,23 @@ func indexText(in store.Info, text string) string {
 	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
 	b.WriteString(text[in.BodyOffset:])
 	return b.String()
+}
+
+// isBinary reports content that is not text: a NUL byte, or invalid
+// UTF-8, in its first 8 KiB.
+func isBinary(b []byte) bool {
+	b = b[:min(len(b), 8<<10)]
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 && len(b) >= utf8.UTFMax {
+			return true // a cut rune at the very end is fine
+		}
+		b = b[n:]
+	}
+	return false
 }
 
 // isWords reports text made of letters and spaces only (no digits, no
