@@ -40,9 +40,10 @@ func TestNeighboursLiftTheAnswer(t *testing.T) {
 	if len(hits) < 2 || hits[0].Ino != 10 || hits[1].Ino != 11 {
 		t.Fatalf("hits %+v", hits)
 	}
+	// Two steps on still counts, less; three steps and other groups do not.
 	for _, h := range hits {
-		if h.Ino == 12 || h.Ino == 13 || h.Ino == 14 {
-			t.Fatalf("non-neighbour scored: %+v", hits)
+		if h.Ino == 13 || h.Ino == 14 || h.Ino == 12 && h.Score >= hits[1].Score {
+			t.Fatalf("wrong neighbour scores: %+v", hits)
 		}
 	}
 }

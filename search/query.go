@@ -1,8 +1,6 @@
 package search
 
 import (
-	"os"
-	"strconv"
 	"container/heap"
 	"math"
 )
@@ -29,8 +27,13 @@ const (
 	shortDoc = 80
 )
 
-// backShare is how much of the forward weight reaches the step before.
-var backShare = envF("MNEMOFS_NB_BACK", 0.3)
+// A score reaches window steps forward (a reply, a result) at full weight
+// and backward at backShare of it, each step decay times the one before.
+const (
+	window    = 2
+	backShare = 0.3
+	decay     = 0.5
+)
 
 // Hit is one ranked file.
 type Hit struct {
@@ -91,11 +94,15 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			if len(g) < minGroup || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
 				continue
 			}
-			if d.pos > 0 {
-				score[g[d.pos-1]] += o.Neighbours * backShare * s
-			}
-			if d.pos+1 < len(g) {
-				score[g[d.pos+1]] += o.Neighbours * s
+			w := o.Neighbours * s
+			for step := 1; step <= window; step++ {
+				if d.pos-step >= 0 {
+					score[g[d.pos-step]] += w * backShare
+				}
+				if d.pos+step < len(g) {
+					score[g[d.pos+step]] += w
+				}
+				w *= decay
 			}
 		}
 	}
@@ -169,11 +176,4 @@ func (h *hitHeap) Pop() any {
 	v := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return v
-}
-
-func envF(k string, d float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
-		return v
-	}
-	return d
 }

@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -20,14 +19,7 @@ const MaxK = 1000
 
 // neighbourWeight is how much a memory draws on its neighbours' scores
 // (see search.Options.Neighbours).
-var neighbourWeight = envF("MNEMOFS_NB", 0.5)
-
-func envF(k string, d float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
-		return v
-	}
-	return d
-}
+const neighbourWeight = 0.5
 
 // Query is a parsed search directory name.
 type Query struct {
