@@ -441,6 +441,7 @@ func writes(out *strings.Builder) {
 	ok := 0
 	for _, i := range []int{0, *nw / 3, *nw / 2, *nw - 1} {
 		es, err := os.ReadDir(filepath.Join(mnt, "search", "qx"+letters(i)))
+		logf("DEBUG %s %v %v", letters(i), es, err)
 		if err == nil && len(es) == 2 && slices.ContainsFunc(es, func(e os.DirEntry) bool { return e.Name() == fmt.Sprintf("01-new-%04d.md", i) }) {
 			ok++
 		}
