@@ -48,14 +48,13 @@ func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 
 func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	defer observe(latWrite, time.Now())
+	var n int
+	var err error
 	if h.append {
-		i, err := h.n.fsys.st.Attr(h.n.ino)
-		if err != nil {
-			return 0, errno(err)
-		}
-		off = int64(i.Size)
+		n, err = h.n.fsys.st.Append(h.n.ino, data)
+	} else {
+		n, err = h.n.fsys.st.WriteAt(h.n.ino, data, off)
 	}
-	n, err := h.n.fsys.st.WriteAt(h.n.ino, data, off)
 	if err != nil {
 		return 0, errno(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -402,5 +403,44 @@ func TestVisibleAtOnceAcrossDescriptors(t *testing.T) {
 	must(t, w.Close())
 	if got := read(t, p); got != "first" {
 		t.Fatalf("reader saw %q after close", got)
+	}
+}
+
+func TestConcurrentAppendsLoseNothing(t *testing.T) {
+	tf := testMount(t)
+	p := tf.path("episodic/log.jsonl")
+	must(t, os.WriteFile(p, nil, 0o644))
+	const writers, lines = 8, 200
+	done := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		go func(w int) {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				done <- err
+				return
+			}
+			defer f.Close()
+			for k := 0; k < lines; k++ {
+				if _, err := fmt.Fprintf(f, "{\"w\": %d, \"k\": %d}\n", w, k); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	for w := 0; w < writers; w++ {
+		must(t, <-done)
+	}
+	got := strings.Split(strings.TrimSpace(read(t, p)), "\n")
+	if len(got) != writers*lines {
+		t.Fatalf("%d lines, want %d", len(got), writers*lines)
+	}
+	seen := map[string]bool{}
+	for _, l := range got {
+		seen[l] = true
+	}
+	if len(seen) != writers*lines {
+		t.Fatalf("%d distinct lines, want %d (torn or overwritten appends)", len(seen), writers*lines)
 	}
 }

@@ -213,16 +213,22 @@ func (s *Store) dirtyChunk(f *openFile, idx uint32, whole bool) ([]byte, error) 
 
 // WriteAt writes data at off into ino, which must be open.
 func (s *Store) WriteAt(ino uint64, data []byte, off int64) (int, error) {
+	return s.write(ino, data, off, false)
+}
+
+// Append writes data at the end of ino, which must be open; finding the
+// end and writing are one step, so concurrent appends never overlap.
+func (s *Store) Append(ino uint64, data []byte) (int, error) {
+	return s.write(ino, data, 0, true)
+}
+
+func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, error) {
 	f := s.openState(ino)
 	if f == nil {
 		return 0, syscall.EBADF
 	}
 	if off < 0 {
 		return 0, syscall.EINVAL
-	}
-	end := uint64(off) + uint64(len(data))
-	if end > MaxFileSize {
-		return 0, syscall.EFBIG
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -233,6 +239,13 @@ func (s *Store) WriteAt(ino uint64, data []byte, off int64) (int, error) {
 	s.icMu.RLock()
 	size := i.Size
 	s.icMu.RUnlock()
+	if atEnd {
+		off = int64(size)
+	}
+	end := uint64(off) + uint64(len(data))
+	if end > MaxFileSize {
+		return 0, syscall.EFBIG
+	}
 	if uint64(off) != size {
 		f.appendOnly = false
 	}
