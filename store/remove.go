@@ -110,6 +110,31 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 	i.Ctime = now
 	last := len(i.Links) == 0
 	open := s.openState(i.Ino) != nil
+	if last && !open {
+		// The common case, a closed file's last name: one transaction
+		// drops the name and everything of the inode.
+		keys, err := s.inodeKeys(i.Ino)
+		if err != nil {
+			return err
+		}
+		if len(keys) <= 64 {
+			err = s.update(func(t backend.Txn) error {
+				for _, k := range keys {
+					if err := t.Delete(k); err != nil {
+						return err
+					}
+				}
+				return t.Delete(backend.DirentKey(dir, name))
+			}, p)
+			if err != nil {
+				return err
+			}
+			s.dcDel(dir, name)
+			s.forget(i.Ino)
+			s.event(Removed, i.Ino)
+			return nil
+		}
+	}
 	err = s.update(func(t backend.Txn) error {
 		if last && open {
 			if err := t.Set(backend.OrphanKey(i.Ino), nil); err != nil {
@@ -130,6 +155,21 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 
 // purge deletes every key of ino. Caller holds mu.
 func (s *Store) purge(ino uint64) error {
+	keys, err := s.inodeKeys(ino)
+	if err != nil {
+		return err
+	}
+	if err := s.deleteKeys(keys); err != nil {
+		return err
+	}
+	s.forget(ino)
+	s.event(Removed, ino)
+	return nil
+}
+
+// inodeKeys lists every key of ino: chunks, xattrs, metadata, orphan mark
+// and the inode record.
+func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	var keys [][]byte
 	err := s.kv.View(func(t backend.Txn) error {
 		for _, pre := range [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino)} {
@@ -144,15 +184,9 @@ func (s *Store) purge(ino uint64) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	keys = append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.InodeKey(ino))
-	if err := s.deleteKeys(keys); err != nil {
-		return err
-	}
-	s.forget(ino)
-	s.event(Removed, ino)
-	return nil
+	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.InodeKey(ino)), nil
 }
 
 // cleanOrphans frees inodes that were unlinked while open when the last
