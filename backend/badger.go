@@ -6,6 +6,7 @@ import (
 	"log"
 	"strings"
 	"syscall"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -20,7 +21,31 @@ type Options struct {
 	Logger *log.Logger
 }
 
-type badgerKV struct{ db *badger.DB }
+type badgerKV struct {
+	db   *badger.DB
+	stop chan struct{}
+	done chan struct{}
+}
+
+// gcInterval is how often the value log is garbage-collected: rewriting a
+// file's last chunk on every append leaves old versions behind.
+const gcInterval = time.Minute
+
+// gc reclaims value-log space until a pass finds nothing worth rewriting.
+func (b *badgerKV) gc() {
+	defer close(b.done)
+	t := time.NewTicker(gcInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			for b.db.RunValueLogGC(0.5) == nil {
+			}
+		}
+	}
+}
 
 // OpenBadger opens (creating if needed) a Badger store in dir.
 func OpenBadger(dir string, o Options) (KV, error) {
@@ -55,7 +80,13 @@ func OpenBadger(dir string, o Options) (KV, error) {
 	if err != nil {
 		return nil, mapOpenErr(err)
 	}
-	return &badgerKV{db: db}, nil
+	kv := &badgerKV{db: db, stop: make(chan struct{}), done: make(chan struct{})}
+	if o.InMemory {
+		close(kv.done)
+	} else {
+		go kv.gc()
+	}
+	return kv, nil
 }
 
 func mapOpenErr(err error) error {
@@ -99,7 +130,15 @@ func (b *badgerKV) Sync() error { return mapErr(b.db.Sync()) }
 
 func (b *badgerKV) Size() (int64, int64) { return b.db.Size() }
 
-func (b *badgerKV) Close() error { return mapErr(b.db.Close()) }
+func (b *badgerKV) Close() error {
+	select {
+	case <-b.done:
+	default:
+		close(b.stop)
+		<-b.done
+	}
+	return mapErr(b.db.Close())
+}
 
 type badgerTxn struct{ t *badger.Txn }
 

@@ -81,12 +81,14 @@ res=$OUT/bench-search-$stamp.md
 {
 	echo "## bench-search $stamp"
 	echo
-	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, kernel $(uname -r), scratch on $fstype; $(grep --version | head -1), $(find --version | head -1)."
+	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, kernel $(uname -r), scratch on $fstype, load average at start $(cut -d' ' -f1-3 /proc/loadavg); $(grep --version | head -1), $(find --version | head -1)."
 	echo "Command: SCALES=$SCALES QUERIES=$QUERIES GREP_BUDGET=$GREP_BUDGET DETAIL=$DETAIL RUNS=$RUNS bash scripts/bench-search.sh (mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'))"
 	echo
 	# shellcheck disable=SC2086
 	"$SCRATCH/bin/searchbench" -bin "$SCRATCH/bin/mnemofs" -work "$SCRATCH" -scales "$SCALES" -queries "$QUERIES" \
 		-grep-budget "$GREP_BUDGET" -detail "$DETAIL" -runs "$RUNS" $SB_FLAGS
+	echo
+	echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine during the run skews the numbers)."
 } | tee "$res"
 cp "$res" "$OUT/bench-search-results.md"
 echo "bench-search: written to $res and $OUT/bench-search-results.md" >&2

@@ -80,19 +80,17 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 		suffix := "." + s.now().UTC().Format("20060102T150405.000000000")
 		dest = name[:min(len(name), NameMax-len(suffix))] + suffix
 	}
-	if err := s.rename(dir, name, tdir, dest, 0); err != nil {
-		return "", err
-	}
 	rec, err := s.record(i.Ino)
 	if err != nil {
 		return "", err
 	}
 	rec.Trashed, rec.TrashedFrom = s.now().UnixNano(), orig
-	if err := s.kv.Update(func(t backend.Txn) error { return putRecord(t, i.Ino, rec) }); err != nil {
+	// The move and the record of where it came from: one transaction.
+	err = s.renameWith(dir, name, tdir, dest, 0, func(t backend.Txn) error { return putRecord(t, i.Ino, rec) })
+	if err != nil {
 		return "", err
 	}
 	s.notifyEntry(tdir, dest)
-	s.event(Moved, i.Ino)
 	p, _ := s.Path(i.Ino)
 	return p, nil
 }

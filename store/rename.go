@@ -27,6 +27,11 @@ func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName str
 
 // rename is Rename with mu held.
 func (s *Store) rename(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
+	return s.renameWith(oldDir, oldName, newDir, newName, flags, nil)
+}
+
+// renameWith is rename with more writes (extra) in the same transaction.
+func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32, extra func(backend.Txn) error) error {
 	if flags&^(RenameNoReplace|RenameExchange) != 0 || flags == RenameNoReplace|RenameExchange {
 		return syscall.EINVAL
 	}
@@ -134,6 +139,11 @@ func (s *Store) rename(oldDir uint64, oldName string, newDir uint64, newName str
 	lastLink := replaced && len(dst.Links) == 0
 	dstOpen := lastLink && s.openState(dstIno) != nil
 	err = s.update(func(t backend.Txn) error {
+		if extra != nil {
+			if err := extra(t); err != nil {
+				return err
+			}
+		}
 		if flags&RenameExchange != 0 {
 			if err := t.Set(backend.DirentKey(oldDir, oldName), encodeDirent(dstIno, dstMode)); err != nil {
 				return err

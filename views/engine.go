@@ -189,7 +189,21 @@ func (e *Engine) apply(c store.Change) {
 			e.log.Printf("views: BUG: indexing inode %d: %v", c.Ino, r)
 		}
 	}()
-	if c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From) {
+	switch {
+	case c.Kind == store.Removed:
+		e.drop(c.Ino)
+		return
+	case c.Kind == store.Moved:
+		// A moved directory moves what is under it: views that depend on
+		// paths (archive/, path:) must recompute, hence the new generation.
+		if !e.moved(c.Ino) {
+			e.refresh(c.Ino, false)
+		}
+		e.mu.Lock()
+		e.gen++
+		e.mu.Unlock()
+		return
+	case c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From):
 		return
 	}
 	e.refresh(c.Ino, c.Kind == store.Changed)
@@ -235,6 +249,23 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	}
 	e.gen++
 	e.mu.Unlock()
+	return true
+}
+
+// moved updates where a known memory sits; metadata does not change with
+// a move (paths are computed when needed). It reports false for anything
+// else (a directory, an unknown inode).
+func (e *Engine) moved(ino uint64) bool {
+	if e.entry(ino) == nil {
+		return false
+	}
+	a, err := e.st.Attr(ino)
+	if err != nil || !a.IsReg() || len(a.Links) == 0 {
+		return false
+	}
+	if !isLog(a.Links[0].Name) {
+		e.idx.Move(ino, a.Links[0].Parent, a.Links[0].Name)
+	}
 	return true
 }
 
