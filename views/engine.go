@@ -140,7 +140,7 @@ func (e *Engine) run() {
 		if len(batch) == 0 {
 			return // stopped
 		}
-		for _, c := range batch {
+		for _, c := range merge(batch) {
 			e.apply(c)
 		}
 		e.progress(uint64(len(batch)))
@@ -269,12 +269,47 @@ func (e *Engine) moved(ino uint64) bool {
 	return true
 }
 
+// isLog reports line-oriented files, indexed a line at a time.
 func isLog(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
-	case ".jsonl", ".ndjson":
+	case ".jsonl", ".ndjson", ".log":
 		return true
 	}
 	return false
+}
+
+// merge folds the changes of one batch to one per memory, in order of
+// last appearance: a removal wins, any content change wins over a move, and
+// appends stay appends only if every change was one.
+func merge(batch []store.Change) []store.Change {
+	if len(batch) < 2 {
+		return batch
+	}
+	last := map[uint64]int{}
+	folded := map[uint64]store.Change{}
+	for i, c := range batch {
+		last[c.Ino] = i
+		prev, seen := folded[c.Ino]
+		switch {
+		case !seen || c.Kind == store.Removed || prev.Kind == store.Removed:
+			folded[c.Ino] = c
+		case c.Kind == store.Changed && prev.Kind == store.Changed:
+			prev.From = min(prev.From, c.From)
+			folded[c.Ino] = prev
+		case c.Kind == store.Changed:
+			folded[c.Ino] = store.Change{Kind: store.Changed, Ino: c.Ino} // after a move: all of it
+		case prev.Kind == store.Changed:
+			prev.From = 0 // moved after a change: refresh all of it
+			folded[c.Ino] = prev
+		}
+	}
+	out := make([]store.Change, 0, len(folded))
+	for i, c := range batch {
+		if last[c.Ino] == i {
+			out = append(out, folded[c.Ino])
+		}
+	}
+	return out
 }
 
 // splitLines makes one part per non-empty line, numbering from first, and
