@@ -1,6 +1,7 @@
 package search
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -88,5 +89,23 @@ func TestNoNeighboursInSmallGroups(t *testing.T) {
 	x.Put(2, []Part{{0, "todo list"}}, 7, "b")
 	if hits := x.Search(Tokens("platypus"), Options{K: 5, Neighbours: 0.5}); len(hits) != 1 {
 		t.Fatalf("hits %+v", hits)
+	}
+}
+
+func BenchmarkSearch100k(b *testing.B) {
+	x := NewIndex()
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega apple banana cherry grape lemon mango melon peach pear plum")
+	for i := 0; i < 100000; i++ {
+		var sb strings.Builder
+		for k := 0; k < 60; k++ {
+			sb.WriteString(words[(i*7+k*k*13+k)%len(words)])
+			sb.WriteByte(' ')
+		}
+		x.Put(uint64(i+1), []Part{{0, sb.String()}}, uint64(i/20), lineOrder(uint32(i%20)))
+	}
+	q := Tokens("banana omega")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		x.Search(q, Options{K: 10, Neighbours: 0.5})
 	}
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"container/heap"
 	"math"
+	"sync"
 )
 
 // Options shape a search.
@@ -57,7 +58,9 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 		return nil
 	}
 	avg := float64(x.totalLen) / float64(x.live)
-	base := map[uint32]float64{}
+	acc := getScratch(len(x.docs))
+	defer putScratch(acc)
+	base, score := acc.base, acc.score
 	seen := map[string]bool{}
 	for _, t := range terms {
 		if seen[t] {
@@ -81,60 +84,61 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 				continue
 			}
 			tf := float64(p.tf)
+			if base[p.doc] == 0 {
+				acc.touched = append(acc.touched, p.doc)
+			}
 			base[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
 		}
 	}
-	score := base
-	if o.Neighbours > 0 {
-		score = make(map[uint32]float64, len(base)*3)
-		for id, s := range base {
-			score[id] += s
-			d := &x.docs[id]
-			g := x.groups[d.group]
-			if len(g) < minGroup || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
-				continue
-			}
-			w := o.Neighbours * s
-			for step := 1; step <= window; step++ {
-				if d.pos-step >= 0 {
-					score[g[d.pos-step]] += w * backShare
-				}
-				if d.pos+step < len(g) {
-					score[g[d.pos+step]] += w
-				}
-				w *= decay
-			}
+	add := func(id uint32, v float64) {
+		if score[id] == 0 && base[id] == 0 {
+			acc.touched = append(acc.touched, id) // a neighbour without a score of its own
 		}
+		score[id] += v
 	}
-	// Best document per file, filtered.
-	best := map[uint64]Hit{}
-	keep := map[uint64]bool{}
-	for id, s := range score {
-		k := x.docs[id].key
-		ok, known := keep[k.Ino]
-		if !known {
-			ok = o.Filter == nil || o.Filter(k.Ino)
-			keep[k.Ino] = ok
-		}
-		if !ok {
+	for _, id := range acc.touched[:len(acc.touched):len(acc.touched)] {
+		s := base[id]
+		score[id] += s
+		d := &x.docs[id]
+		if o.Neighbours <= 0 {
 			continue
 		}
-		if h, found := best[k.Ino]; !found || s > h.Score || s == h.Score && k.Part < h.Part {
-			best[k.Ino] = Hit{Ino: k.Ino, Part: k.Part, Score: s, Base: base[id]}
+		g := x.groups[d.group]
+		if len(g) < minGroup || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
+			continue
+		}
+		w := o.Neighbours * s
+		for step := 1; step <= window; step++ {
+			if d.pos-step >= 0 {
+				add(g[d.pos-step], w*backShare)
+			}
+			if d.pos+step < len(g) {
+				add(g[d.pos+step], w)
+			}
+			w *= decay
 		}
 	}
-	h := &hitHeap{}
-	for _, hit := range best {
-		if h.Len() < o.K {
-			heap.Push(h, hit)
-		} else if better(hit, (*h)[0]) {
-			(*h)[0] = hit
-			heap.Fix(h, 0)
+	// Best first; the filter is asked only until K files are found, so a
+	// broad query costs one pass over its candidates, not a filter each.
+	cands := make(candHeap, 0, len(acc.touched))
+	for _, id := range acc.touched {
+		if score[id] > 0 {
+			k := x.docs[id].key
+			cands = append(cands, Hit{Ino: k.Ino, Part: k.Part, Score: score[id], Base: base[id]})
 		}
 	}
-	out := make([]Hit, h.Len())
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(Hit)
+	heap.Init(&cands)
+	done := map[uint64]bool{}
+	var out []Hit
+	for len(out) < o.K && cands.Len() > 0 {
+		h := heap.Pop(&cands).(Hit)
+		if done[h.Ino] {
+			continue // a lower-scoring part of a file already decided
+		}
+		done[h.Ino] = true
+		if o.Filter == nil || o.Filter(h.Ino) {
+			out = append(out, h)
+		}
 	}
 	return out
 }
@@ -156,24 +160,56 @@ func (x *Index) ensureGroups() {
 	}
 }
 
-// better orders hits: higher score first, then lower inode (deterministic).
+// better orders hits: higher score first, then lower inode and part
+// (deterministic).
 func better(a, b Hit) bool {
 	if a.Score != b.Score {
 		return a.Score > b.Score
 	}
-	return a.Ino < b.Ino
+	if a.Ino != b.Ino {
+		return a.Ino < b.Ino
+	}
+	return a.Part < b.Part
 }
 
-// hitHeap is a min-heap on better: the root is the worst kept hit.
-type hitHeap []Hit
+// candHeap is a max-heap on better: the root is the best hit.
+type candHeap []Hit
 
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(v any)        { *h = append(*h, v.(Hit)) }
-func (h *hitHeap) Pop() any {
+func (h candHeap) Len() int           { return len(h) }
+func (h candHeap) Less(i, j int) bool { return better(h[i], h[j]) }
+func (h candHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(v any)        { *h = append(*h, v.(Hit)) }
+func (h *candHeap) Pop() any {
 	old := *h
 	v := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return v
+}
+
+// scratch is per-query score space, dense by document number and reused:
+// only the touched entries are cleared after use.
+type scratch struct {
+	base, score []float64
+	touched     []uint32
+}
+
+var scratchPool sync.Pool
+
+func getScratch(n int) *scratch {
+	s, _ := scratchPool.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	if len(s.base) < n {
+		s.base, s.score = make([]float64, n+n/4), make([]float64, n+n/4)
+	}
+	return s
+}
+
+func putScratch(s *scratch) {
+	for _, id := range s.touched {
+		s.base[id], s.score[id] = 0, 0
+	}
+	s.touched = s.touched[:0]
+	scratchPool.Put(s)
 }

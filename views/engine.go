@@ -52,6 +52,12 @@ type Engine struct {
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
 
+	// pathMu guards paths, a memo of directory paths valid for the
+	// catalog generation pathGen.
+	pathMu  sync.Mutex
+	paths   map[uint64]string
+	pathGen uint64
+
 	// qMu guards the queue of changes; qCond signals both new work and
 	// progress. enq counts changes queued, done those applied.
 	qMu       sync.Mutex

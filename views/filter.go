@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/store"
@@ -101,7 +102,7 @@ func (e *Engine) Match(ent *Entry, f Filter) bool {
 		return false
 	}
 	if f.Path != "" || !f.Archived {
-		p, err := e.st.Path(ent.Ino)
+		p, err := e.path(ent.Ino)
 		if err != nil {
 			return false
 		}
@@ -165,4 +166,47 @@ func (e *Engine) DirsWith(f Filter) map[uint64]bool {
 	e.dirsCache[k] = dirSet{gen, dirs}
 	e.mu.Unlock()
 	return dirs
+}
+
+// path is the canonical path of a memory, from a memo of directory paths
+// kept until the catalog changes (every move bumps the generation), so
+// filtering many memories does not walk the same parents again and again.
+func (e *Engine) path(ino uint64) (string, error) {
+	a, err := e.st.Attr(ino)
+	if err != nil {
+		return "", err
+	}
+	if len(a.Links) == 0 {
+		return "", syscall.ENOENT
+	}
+	dir, err := e.dirPath(a.Links[0].Parent)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + a.Links[0].Name, nil
+}
+
+func (e *Engine) dirPath(dir uint64) (string, error) {
+	e.mu.RLock()
+	gen := e.gen
+	e.mu.RUnlock()
+	e.pathMu.Lock()
+	if e.paths == nil || e.pathGen != gen {
+		e.paths, e.pathGen = map[uint64]string{}, gen
+	}
+	p, ok := e.paths[dir]
+	e.pathMu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := e.st.Path(dir)
+	if err != nil {
+		return "", err
+	}
+	e.pathMu.Lock()
+	if len(e.paths) < 1<<16 {
+		e.paths[dir] = p
+	}
+	e.pathMu.Unlock()
+	return p, nil
 }

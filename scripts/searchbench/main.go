@@ -501,7 +501,9 @@ func pct[T cmp.Ordered](xs []T, p int) T {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 func msS(d time.Duration) string { return strconv.FormatFloat(ms(d), 'f', 2, 64) }
-func logf(f string, a ...any)    { fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+"searchbench: "+f+"\n", a...) }
+func logf(f string, a ...any) {
+	fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+"searchbench: "+f+"\n", a...)
+}
 
 func check(err error) {
 	if err != nil {
