@@ -1,5 +1,21 @@
-// Package views builds the generated parts of the tree from the store:
-// the meta/ files now, and the filtered mirrors (by-user, by-type, search,
-// …) as they land. It never imports go-fuse: fusefs asks it for names and
-// bytes.
+// Package views builds the generated parts of the tree from the store: the
+// catalog of memories behind by-user/, by-type/, by-tag/, by-date/ and
+// recent/, the lexical index behind search/ and context/, and meta/. It
+// never imports go-fuse: fusefs asks it for names, filters and bytes.
+//
+// Model:
+//   - Engine is the store's change handler. Changes are queued and applied
+//     in order by one worker (apply.go), so writers never wait for
+//     indexing; every public read first waits until the changes queued
+//     before it are applied (Ready), so a file closed before a search is in
+//     it. At start the worker rebuilds everything from the store.
+//   - The catalog (an Entry per memory: users, type, tags, dates) and the
+//     index are in memory. Paths are not stored: they are derived from the
+//     store when a filter needs them, through a memo of directory paths
+//     that lives until the catalog's generation changes.
+//   - A Filter selects memories; a view is a Filter over the real tree,
+//     and DirsWith gives the directories that lead to its memories
+//     (cached per filter and generation).
+//   - Methods that run inside a search (MatchIno, entry) never wait for the
+//     queue: the worker may need the index lock the search holds.
 package views

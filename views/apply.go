@@ -1,0 +1,312 @@
+package views
+
+import (
+	"bytes"
+	"errors"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemofs/mnemofs/search"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// apply brings one memory up to date. A panic here would take the whole
+// mount down with it, so it is caught and logged.
+func (e *Engine) apply(c store.Change) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Printf("views: BUG: indexing inode %d: %v", c.Ino, r)
+		}
+	}()
+	switch {
+	case c.Kind == store.Removed:
+		e.drop(c.Ino)
+		return
+	case c.Kind == store.Moved:
+		// A moved directory moves what is under it: views that depend on
+		// paths (archive/, path:) must recompute, hence the new generation.
+		if !e.moved(c.Ino) {
+			e.refresh(c.Ino, false)
+		}
+		e.mu.Lock()
+		e.gen++
+		e.mu.Unlock()
+		return
+	case c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From):
+		return
+	}
+	e.refresh(c.Ino, c.Kind == store.Changed)
+}
+
+// appendLines indexes only the new lines of a log that grew at its end
+// since it was last indexed. It reports false when a full refresh is needed.
+func (e *Engine) appendLines(ino, _ uint64) bool {
+	a, err := e.st.Attr(ino)
+	if err != nil || !a.IsReg() || len(a.Links) == 0 || !isLog(a.Links[0].Name) {
+		return false
+	}
+	e.mu.RLock()
+	ent := e.cat[ino]
+	var next uint32
+	var done uint64
+	if ent != nil {
+		next, done = ent.nextLine, ent.indexedSize
+	}
+	e.mu.RUnlock()
+	// Changes are applied in order and every rewrite comes with From 0,
+	// so while only appends arrive, [0, done) is what was indexed; an
+	// append whose bytes an earlier read already took (from < done) has
+	// nothing left to add.
+	if next == 0 || done == 0 || a.Size < done || a.Size > indexMax {
+		return false
+	}
+	if a.Size == done {
+		return true
+	}
+	buf := make([]byte, a.Size-done+1)
+	n, err := e.st.ReadAt(ino, buf, int64(done-1))
+	if err != nil || n == 0 || buf[0] != '\n' {
+		return false // the old last line was not finished: read it all again
+	}
+	parts, lines := splitLines(string(buf[1:n]), next)
+	e.idx.Append(ino, parts)
+	e.mu.Lock()
+	if ent := e.cat[ino]; ent != nil {
+		ent.nextLine = next + lines - 1
+		ent.indexedSize = done + uint64(n-1)
+		ent.Modified = time.Unix(0, a.Mtime).UTC()
+	}
+	e.gen++
+	e.mu.Unlock()
+	return true
+}
+
+// moved updates where a known memory sits; metadata does not change with
+// a move (paths are computed when needed). It reports false for anything
+// else (a directory, an unknown inode).
+func (e *Engine) moved(ino uint64) bool {
+	if e.entry(ino) == nil {
+		return false
+	}
+	a, err := e.st.Attr(ino)
+	if err != nil || !a.IsReg() || len(a.Links) == 0 {
+		return false
+	}
+	if !isLog(a.Links[0].Name) {
+		e.idx.Move(ino, a.Links[0].Parent, a.Links[0].Name)
+	}
+	return true
+}
+
+// isLog reports line-oriented files, indexed a line at a time.
+func isLog(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".jsonl", ".ndjson", ".log":
+		return true
+	}
+	return false
+}
+
+// merge folds the changes of one batch to one per memory, in order of
+// last appearance: a removal wins, any content change wins over a move, and
+// appends stay appends only if every change was one.
+func merge(batch []store.Change) []store.Change {
+	if len(batch) < 2 {
+		return batch
+	}
+	last := map[uint64]int{}
+	folded := map[uint64]store.Change{}
+	for i, c := range batch {
+		last[c.Ino] = i
+		prev, seen := folded[c.Ino]
+		switch {
+		case !seen || c.Kind == store.Removed || prev.Kind == store.Removed:
+			folded[c.Ino] = c
+		case c.Kind == store.Changed && prev.Kind == store.Changed:
+			prev.From = min(prev.From, c.From)
+			folded[c.Ino] = prev
+		case c.Kind == store.Changed:
+			folded[c.Ino] = store.Change{Kind: store.Changed, Ino: c.Ino} // after a move: all of it
+		case prev.Kind == store.Changed:
+			prev.From = 0 // moved after a change: refresh all of it
+			folded[c.Ino] = prev
+		}
+	}
+	out := make([]store.Change, 0, len(folded))
+	for i, c := range batch {
+		if last[c.Ino] == i {
+			out = append(out, folded[c.Ino])
+		}
+	}
+	return out
+}
+
+// splitLines makes one part per non-empty line, numbering from first, and
+// returns how many lines (empty or not) the text has.
+func splitLines(text string, first uint32) ([]search.Part, uint32) {
+	lines := strings.Split(text, "\n")
+	var parts []search.Part
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			parts = append(parts, search.Part{Part: first + uint32(i), Text: l})
+		}
+	}
+	return parts, uint32(len(lines))
+}
+
+// refresh re-reads one memory; content is re-indexed only when it changed.
+func (e *Engine) refresh(ino uint64, content bool) {
+	in, err := e.st.Info(ino)
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) {
+			e.drop(ino)
+		}
+		return
+	}
+	a, err := e.st.Attr(ino)
+	if err != nil || !a.IsReg() || len(a.Links) == 0 {
+		if err == nil && a.IsReg() {
+			e.drop(ino) // unlinked meanwhile
+		}
+		return // else a directory moved: paths are computed when needed
+	}
+	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
+		Modified: in.Modified, Extra: in.Extra}
+	parent, name := a.Links[0].Parent, a.Links[0].Name
+	if isLog(name) {
+		parent = 0 // a log's lines are a sequence of their own
+	}
+	if content || !e.indexed(ino) {
+		parts, next, size, err := e.parts(ino, name, a.Size, in)
+		if err != nil {
+			e.log.Printf("views: indexing %s: %v", in.Path, err)
+		}
+		ent.nextLine, ent.indexedSize = next, size
+		e.idx.Put(ino, parts, parent, name)
+	} else {
+		if old := e.entry(ino); old != nil {
+			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
+		}
+		if parent != 0 {
+			e.idx.Move(ino, parent, name)
+		}
+	}
+	e.mu.Lock()
+	e.cat[ino] = ent
+	e.gen++
+	e.mu.Unlock()
+}
+
+func (e *Engine) indexed(ino uint64) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cat[ino] != nil
+}
+
+func (e *Engine) drop(ino uint64) {
+	e.idx.Remove(ino)
+	e.mu.Lock()
+	delete(e.cat, ino)
+	e.gen++
+	e.mu.Unlock()
+}
+
+// parts splits a file into indexed documents: one per line for logs, else
+// the whole text. For logs it also returns the number of the line after
+// the last newline and the bytes indexed (0, 0 when the log was too big to
+// index whole, so that appends re-read it).
+func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]search.Part, uint32, uint64, error) {
+	buf := make([]byte, min(size, indexMax))
+	n, err := e.st.ReadAt(ino, buf, 0)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if isBinary(buf[:n]) {
+		return nil, 0, 0, nil // nothing to search in an image or an archive
+	}
+	text := string(buf[:n])
+	if isLog(name) {
+		parts, lines := splitLines(text, 1)
+		if size > indexMax {
+			return parts, 0, 0, nil
+		}
+		return parts, lines, uint64(n), nil
+	}
+	return []search.Part{{Text: indexText(in, text)}}, 0, 0, nil
+}
+
+// indexText is what search sees of a memory: the words among its metadata
+// values (tags, entities, names such as a speaker), its date in words, and
+// its body. Keys, identifiers and numbers in the front matter are left out:
+// they would match any query that mentions a number.
+func indexText(in store.Info, text string) string {
+	if in.BodyOffset <= 0 || in.BodyOffset > len(text) {
+		return text
+	}
+	var b strings.Builder
+	add := func(v string) {
+		if isWords(v) {
+			b.WriteString(v)
+			b.WriteByte('\n')
+		}
+	}
+	for _, list := range [][]string{in.Tags, in.Users} {
+		for _, v := range list {
+			add(v)
+		}
+	}
+	for _, v := range in.Entities {
+		_, val, _ := strings.Cut(v, ":")
+		add(val)
+	}
+	keys := make([]string, 0, len(in.Extra))
+	for k := range in.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if s, ok := in.Extra[k].(string); ok {
+			add(s)
+		}
+	}
+	// The date in words, as questions put it ("in May 2023").
+	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
+	b.WriteString(text[in.BodyOffset:])
+	return b.String()
+}
+
+// isBinary reports content that is not text: a NUL byte, or invalid
+// UTF-8, in its first 8 KiB.
+func isBinary(b []byte) bool {
+	b = b[:min(len(b), 8<<10)]
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 && len(b) >= utf8.UTFMax {
+			return true // a cut rune at the very end is fine
+		}
+		b = b[n:]
+	}
+	return false
+}
+
+// isWords reports text made of letters and spaces only (no digits, no
+// identifiers), at most a short phrase.
+func isWords(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && r != ' ' && r != '-' && r != '\'' {
+			return false
+		}
+	}
+	return true
+}
