@@ -105,28 +105,52 @@ func (s *Store) flushAccess() error {
 	pending := s.access
 	s.access = map[uint64]accessStat{}
 	s.accMu.Unlock()
-	if len(pending) == 0 {
-		return nil
+	inos := make([]uint64, 0, len(pending))
+	for ino := range pending {
+		inos = append(inos, ino)
 	}
-	s.mu.Lock()
-	defer s.unlock()
-	return s.kv.Update(func(t backend.Txn) error {
-		for ino, a := range pending {
-			if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
-				continue // removed meanwhile
+	// A few hundred records per transaction: within Badger's limit, and
+	// writers wait for one slice at a time, not for all of them.
+	const perTxn = 256
+	for len(inos) > 0 {
+		part := inos[:min(perTxn, len(inos))]
+		s.mu.Lock()
+		err := s.kv.Update(func(t backend.Txn) error {
+			for _, ino := range part {
+				if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
+					continue // removed meanwhile
+				}
+				r, err := getRecord(t, ino)
+				if err != nil {
+					return err
+				}
+				a := pending[ino]
+				r.LastAccessed = max(r.LastAccessed, a.last)
+				r.AccessCount += a.count
+				if err := putRecord(t, ino, r); err != nil {
+					return err
+				}
 			}
-			r, err := getRecord(t, ino)
-			if err != nil {
-				return err
-			}
-			r.LastAccessed = max(r.LastAccessed, a.last)
-			r.AccessCount += a.count
-			if err := putRecord(t, ino, r); err != nil {
-				return err
-			}
+			return nil
+		})
+		s.unlock()
+		if err != nil {
+			s.requeueAccess(inos, pending)
+			return err
 		}
-		return nil
-	})
+		inos = inos[len(part):]
+	}
+	return nil
+}
+
+// requeueAccess puts back access statistics that could not be saved.
+func (s *Store) requeueAccess(inos []uint64, pending map[uint64]accessStat) {
+	s.accMu.Lock()
+	defer s.accMu.Unlock()
+	for _, ino := range inos {
+		a, b := s.access[ino], pending[ino]
+		s.access[ino] = accessStat{last: max(a.last, b.last), count: a.count + b.count}
+	}
 }
 
 // Info is a memory as listed in meta/index.json and the xattrs.

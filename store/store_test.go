@@ -269,3 +269,22 @@ func TestVersionCountsCommittedChanges(t *testing.T) {
 		t.Fatalf("version %d", r.Version)
 	}
 }
+
+func TestManyAccessesAreSaved(t *testing.T) {
+	s := newStore(t, Options{})
+	var inos []uint64
+	// More records than one Badger transaction takes (16 MiB memtables).
+	for k := 0; k < 30000; k++ {
+		inos = append(inos, writeFile(t, s, RootIno, fmt.Sprintf("a%d", k), []byte("x")))
+	}
+	for _, ino := range inos {
+		must(t, s.Open(ino, true))
+		must(t, s.Release(ino))
+	}
+	must(t, s.flushAccess())
+	r, err := s.Record(inos[len(inos)-1])
+	must(t, err)
+	if r.AccessCount != 1 || r.LastAccessed == 0 {
+		t.Fatalf("access not saved: %+v", r)
+	}
+}
