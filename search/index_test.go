@@ -109,3 +109,20 @@ func BenchmarkSearch100k(b *testing.B) {
 		x.Search(q, Options{K: 10, Neighbours: 0.5})
 	}
 }
+
+func TestFilterRejectingTheBestFallsBack(t *testing.T) {
+	x := NewIndex()
+	for i := 1; i <= 500; i++ {
+		// Lower inode numbers score higher: more copies of the word.
+		x.Put(uint64(i), []Part{{0, strings.Repeat("kiwi ", 1+(500-i)/50) + "filler text here"}}, uint64(i), "a")
+	}
+	hits := x.Search(Tokens("kiwi"), Options{K: 5, Filter: func(ino uint64) bool { return ino > 400 }})
+	if len(hits) != 5 || hits[0].Ino <= 400 {
+		t.Fatalf("hits %+v", hits)
+	}
+	for i := 1; i < len(hits); i++ {
+		if better(hits[i], hits[i-1]) {
+			t.Fatalf("not in order: %+v", hits)
+		}
+	}
+}

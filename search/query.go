@@ -118,20 +118,45 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			w *= decay
 		}
 	}
-	// Best first; the filter is asked only until K files are found, so a
-	// broad query costs one pass over its candidates, not a filter each.
-	cands := make(candHeap, 0, len(acc.touched))
+	// Best first; the filter is asked only until K files are found. Most
+	// queries need only the best few: keep a bounded heap of them first,
+	// and rank every candidate only when the filter rejects too many.
+	if out, ok := x.pick(acc, o, 8*o.K+64); ok {
+		return out
+	}
+	out, _ := x.pick(acc, o, len(acc.touched))
+	return out
+}
+
+// pick returns the best K files among the touched documents, looking at
+// no more than the limit best documents; ok is false when that was too few.
+func (x *Index) pick(acc *scratch, o Options, limit int) ([]Hit, bool) {
+	best := make(minHeap, 0, min(limit, len(acc.touched)))
 	for _, id := range acc.touched {
-		if score[id] > 0 {
-			k := x.docs[id].key
-			cands = append(cands, Hit{Ino: k.Ino, Part: k.Part, Score: score[id], Base: base[id]})
+		sc := acc.score[id]
+		if sc <= 0 {
+			continue
+		}
+		k := x.docs[id].key
+		h := Hit{Ino: k.Ino, Part: k.Part, Score: sc, Base: acc.base[id]}
+		if best.Len() < limit {
+			heap.Push(&best, h)
+		} else if better(h, best[0]) {
+			best[0] = h
+			heap.Fix(&best, 0)
 		}
 	}
-	heap.Init(&cands)
+	cut := best.Len() == limit
+	ranked := make([]Hit, best.Len())
+	for i := len(ranked) - 1; i >= 0; i-- {
+		ranked[i] = heap.Pop(&best).(Hit)
+	}
 	done := map[uint64]bool{}
 	var out []Hit
-	for len(out) < o.K && cands.Len() > 0 {
-		h := heap.Pop(&cands).(Hit)
+	for _, h := range ranked {
+		if len(out) == o.K {
+			return out, true
+		}
 		if done[h.Ino] {
 			continue // a lower-scoring part of a file already decided
 		}
@@ -140,7 +165,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			out = append(out, h)
 		}
 	}
-	return out
+	return out, len(out) == o.K || !cut
 }
 
 func (x *Index) ensureGroups() {
@@ -172,14 +197,14 @@ func better(a, b Hit) bool {
 	return a.Part < b.Part
 }
 
-// candHeap is a max-heap on better: the root is the best hit.
-type candHeap []Hit
+// minHeap is a min-heap on better: the root is the worst kept hit.
+type minHeap []Hit
 
-func (h candHeap) Len() int           { return len(h) }
-func (h candHeap) Less(i, j int) bool { return better(h[i], h[j]) }
-func (h candHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(v any)        { *h = append(*h, v.(Hit)) }
-func (h *candHeap) Pop() any {
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(v any)        { *h = append(*h, v.(Hit)) }
+func (h *minHeap) Pop() any {
 	old := *h
 	v := old[len(old)-1]
 	*h = old[:len(old)-1]
