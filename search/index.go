@@ -49,14 +49,17 @@ type Index struct {
 	live     int
 	dead     int
 	// groups caches each group's live documents in order; nil entries
-	// are rebuilt on demand.
-	groups map[uint64][]uint32
-	gen    uint64
+	// are rebuilt on demand from members, every document ever placed in
+	// the group (dead or moved ones are dropped when it is rebuilt).
+	groups  map[uint64][]uint32
+	members map[uint64][]uint32
+	gen     uint64
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{byIno: map[uint64][]uint32{}, post: map[string][]posting{}, groups: map[uint64][]uint32{}}
+	return &Index{byIno: map[uint64][]uint32{}, post: map[string][]posting{}, groups: map[uint64][]uint32{},
+		members: map[uint64][]uint32{}}
 }
 
 // Gen changes whenever the index changes.
@@ -115,6 +118,9 @@ func (x *Index) Move(ino uint64, group uint64, order string) {
 	}
 	d := &x.docs[ids[0]]
 	x.groups[d.group] = nil
+	if d.group != group {
+		x.members[group] = append(x.members[group], ids[0])
+	}
 	d.group, d.order = group, order
 	x.groups[group] = nil
 	x.gen++
@@ -150,6 +156,7 @@ func (x *Index) addLocked(k Key, group uint64, order string, toks []string) {
 	x.live++
 	x.totalLen += uint64(len(toks))
 	x.groups[group] = nil
+	x.members[group] = append(x.members[group], id)
 	tf := make(map[string]uint32, len(toks))
 	for _, t := range toks {
 		tf[t]++
@@ -195,6 +202,11 @@ func (x *Index) maybeCompact() {
 	}
 	x.docs, x.dead = docs, 0
 	x.groups = map[uint64][]uint32{}
+	x.members = map[uint64][]uint32{}
+	for id, d := range x.docs {
+		x.members[d.group] = append(x.members[d.group], uint32(id))
+		x.groups[d.group] = nil
+	}
 }
 
 func lineOrder(n uint32) string {
@@ -219,17 +231,20 @@ func (x *Index) sortedGroups() {
 	if len(stale) == 0 {
 		return
 	}
-	members := map[uint64][]uint32{}
-	for id, d := range x.docs {
-		if d.live && stale[d.group] {
-			members[d.group] = append(members[d.group], uint32(id))
-		}
-	}
 	for g := range stale {
-		ids := members[g]
+		var ids []uint32
+		seen := map[uint32]bool{}
+		for _, id := range x.members[g] {
+			if d := &x.docs[id]; d.live && d.group == g && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		x.members[g] = append([]uint32(nil), ids...)
 		sort.Slice(ids, func(a, b int) bool { return naturalLess(x.docs[ids[a]].order, x.docs[ids[b]].order) })
 		if ids == nil {
 			delete(x.groups, g)
+			delete(x.members, g)
 			continue
 		}
 		for i, id := range ids {

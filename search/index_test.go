@@ -126,3 +126,22 @@ func TestFilterRejectingTheBestFallsBack(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupsFollowMoves(t *testing.T) {
+	x := NewIndex()
+	for i := uint64(1); i <= 5; i++ {
+		x.Put(i, []Part{{0, "word"}}, 7, lineOrder(uint32(i)))
+	}
+	x.Move(3, 8, "z")
+	x.Move(3, 7, lineOrder(3))
+	x.Remove(5)
+	x.ensureGroups()
+	if g := x.groups[7]; len(g) != 4 {
+		t.Fatalf("group 7 = %v", g)
+	}
+	for i, id := range x.groups[7] {
+		if x.docs[id].pos != i {
+			t.Fatalf("pos of %d is %d, want %d", id, x.docs[id].pos, i)
+		}
+	}
+}
