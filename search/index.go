@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -53,13 +54,15 @@ type Index struct {
 	// the group (dead or moved ones are dropped when it is rebuilt).
 	groups  map[uint64][]uint32
 	members map[uint64][]uint32
-	gen     uint64
+	// seq marks the groups that are sequences (see isSequence).
+	seq map[uint64]bool
+	gen uint64
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{byIno: map[uint64][]uint32{}, post: map[string][]posting{}, groups: map[uint64][]uint32{},
-		members: map[uint64][]uint32{}}
+		members: map[uint64][]uint32{}, seq: map[uint64]bool{}}
 }
 
 // Gen changes whenever the index changes.
@@ -245,12 +248,14 @@ func (x *Index) sortedGroups() {
 		if ids == nil {
 			delete(x.groups, g)
 			delete(x.members, g)
+			delete(x.seq, g)
 			continue
 		}
 		for i, id := range ids {
 			x.docs[id].pos = i
 		}
 		x.groups[g] = ids
+		x.seq[g] = x.isSequence(g, ids)
 	}
 }
 
@@ -293,4 +298,31 @@ func leadingNumber(s string) (string, string) {
 		n = n[1:]
 	}
 	return n, s[i:]
+}
+
+// isSequence reports whether a group's documents continue each other: the
+// lines of one log, or at least minGroup files whose names differ only in
+// their numbers (turn_1, turn_2, … or D3_14.md). A folder of notes with
+// their own names is no sequence, however short they are.
+func (x *Index) isSequence(g uint64, ids []uint32) bool {
+	if len(ids) < minGroup {
+		return false
+	}
+	if g&(1<<63) != 0 {
+		return true // parts of one file (a log's lines)
+	}
+	shapes := map[string]int{}
+	for _, id := range ids {
+		shapes[strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, x.docs[id].order)]++
+	}
+	most := 0
+	for _, n := range shapes {
+		most = max(most, n)
+	}
+	return most*5 >= len(ids)*4 // four in five share one shape
 }

@@ -145,3 +145,18 @@ func TestGroupsFollowMoves(t *testing.T) {
 		}
 	}
 }
+
+func TestNotesFolderIsNoSequence(t *testing.T) {
+	x := NewIndex()
+	names := []string{"alice.md", "bob.md", "carol.md", "dave.md", "erin.md", "frank.md"}
+	for i, n := range names {
+		text := "short note about errands"
+		if i == 2 {
+			text = "short note about a platypus"
+		}
+		x.Put(uint64(i+1), []Part{{0, text}}, 9, n)
+	}
+	if hits := x.Search(Tokens("platypus"), Options{K: 10, Neighbours: 0.5}); len(hits) != 1 || hits[0].Ino != 3 {
+		t.Fatalf("hits %+v", hits)
+	}
+}

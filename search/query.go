@@ -20,9 +20,10 @@ type Options struct {
 	Neighbours float64
 }
 
-// Neighbours only count in sequences of short documents: at least
-// minGroup siblings (a session's turns, a log's lines), each document of at
-// most shortDoc terms. A folder of a few long notes is no sequence.
+// Neighbours only count in sequences of short documents (isSequence: a
+// log's lines, or at least minGroup siblings named alike but for their
+// numbers, like a session's turns), each document of at most shortDoc
+// terms.
 const (
 	minGroup = 4
 	shortDoc = 80
@@ -34,6 +35,8 @@ const (
 	window    = 2
 	backShare = 0.3
 	decay     = 0.5
+	// sequenceWeight scales the sequence prior (see Search).
+	sequenceWeight = 1.0
 )
 
 // Hit is one ranked file.
@@ -104,7 +107,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			continue
 		}
 		g := x.groups[d.group]
-		if len(g) < minGroup || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
+		if !x.seq[d.group] || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
 			continue
 		}
 		w := o.Neighbours * s
@@ -116,6 +119,24 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 				add(g[d.pos+step], w)
 			}
 			w *= decay
+		}
+	}
+	if o.Neighbours > 0 {
+		// Sequence prior: every member of a sequence of short documents
+		// (a session) also scores its sequence's best match, so the
+		// sessions about the question come first, and within them the
+		// turns that match or follow a match.
+		gbest := map[uint64]float64{}
+		for _, id := range acc.touched[:len(acc.touched):len(acc.touched)] {
+			d := &x.docs[id]
+			if x.seq[d.group] && d.length <= shortDoc && base[id] > gbest[d.group] {
+				gbest[d.group] = base[id]
+			}
+		}
+		for gid, v := range gbest {
+			for _, id := range x.groups[gid] {
+				add(id, sequenceWeight*v)
+			}
 		}
 	}
 	// Best first; the filter is asked only until K files are found. Most
