@@ -27,9 +27,6 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	if err := s.flushAccess(); err != nil {
 		return nil, err
 	}
-	s.filesMu.Lock()
-	open := len(s.files)
-	s.filesMu.Unlock()
 	s.mu.Lock()
 	defer s.unlock()
 	r := &FsckReport{Problems: []string{}}
@@ -43,6 +40,7 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	var ents []ent
 	chunks := map[uint64][]uint32{}
 	records := map[uint64]*Record{}
+	orphans := map[uint64]bool{}
 	var maxIno, hwm uint64
 	err := s.kv.View(func(t backend.Txn) error {
 		if v, err := t.Get(backend.StoreKey("nextino")); err == nil && len(v) == 8 {
@@ -74,6 +72,9 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 		})
 		scan(backend.PrefixChunk, func(k, _ []byte) {
 			chunks[backend.KeyIno(k)] = append(chunks[backend.KeyIno(k)], backend.ChunkIndex(k))
+		})
+		scan(backend.PrefixOrphan, func(k, _ []byte) {
+			orphans[backend.KeyIno(k)] = true
 		})
 		scan(backend.PrefixMeta, func(k, v []byte) {
 			rec, err := getRecord(t, backend.KeyIno(k))
@@ -133,8 +134,8 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	for _, ino := range inos {
 		i := inodes[ino]
 		if ino != RootIno && linked[ino] == 0 {
-			if open > 0 && len(i.Links) == 0 {
-				continue // an open, unlinked file
+			if orphans[ino] && len(i.Links) == 0 {
+				continue // unlinked while open: freed at its last close or next start
 			}
 			problem(func() error { return s.relink(i) }, "inode %d has no name", ino)
 			continue

@@ -288,3 +288,20 @@ func TestManyAccessesAreSaved(t *testing.T) {
 		t.Fatalf("access not saved: %+v", r)
 	}
 }
+
+func TestFsckAcceptsOrphanBeingReleased(t *testing.T) {
+	s := newStore(t, Options{})
+	ino := writeFile(t, s, RootIno, "x.tmp", []byte("x"))
+	must(t, s.Open(ino, true))
+	_, err := s.Remove(RootIno, "x.tmp")
+	must(t, err)
+	// As between a last close dropping the handle and freeing the inode.
+	s.filesMu.Lock()
+	delete(s.files, ino)
+	s.filesMu.Unlock()
+	r, err := s.Fsck(false)
+	must(t, err)
+	if !r.Clean {
+		t.Fatalf("fsck: %v", r.Problems)
+	}
+}
