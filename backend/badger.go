@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +24,7 @@ type Options struct {
 
 type badgerKV struct {
 	db   *badger.DB
+	dir  string
 	stop chan struct{}
 	done chan struct{}
 }
@@ -80,7 +82,7 @@ func OpenBadger(dir string, o Options) (KV, error) {
 	if err != nil {
 		return nil, mapOpenErr(err)
 	}
-	kv := &badgerKV{db: db, stop: make(chan struct{}), done: make(chan struct{})}
+	kv := &badgerKV{db: db, dir: opt.Dir, stop: make(chan struct{}), done: make(chan struct{})}
 	if o.InMemory {
 		close(kv.done)
 	} else {
@@ -128,7 +130,29 @@ func (b *badgerKV) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch
 
 func (b *badgerKV) Sync() error { return mapErr(b.db.Sync()) }
 
-func (b *badgerKV) Size() (int64, int64) { return b.db.Size() }
+// Size sums the store's files (Badger's own figures are refreshed only
+// once a minute): SSTables count as lsm, everything else as vlog.
+func (b *badgerKV) Size() (lsm, vlog int64) {
+	if b.dir == "" {
+		return b.db.Size()
+	}
+	ents, err := os.ReadDir(b.dir)
+	if err != nil {
+		return b.db.Size()
+	}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if strings.HasSuffix(e.Name(), ".sst") {
+			lsm += fi.Size()
+		} else {
+			vlog += fi.Size()
+		}
+	}
+	return lsm, vlog
+}
 
 func (b *badgerKV) Close() error {
 	select {

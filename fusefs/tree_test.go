@@ -444,3 +444,22 @@ func TestConcurrentAppendsLoseNothing(t *testing.T) {
 		t.Fatalf("%d distinct lines, want %d (torn or overwritten appends)", len(seen), writers*lines)
 	}
 }
+
+func TestSetgidDirectory(t *testing.T) {
+	tf := testMount(t)
+	d := tf.path("working/shared")
+	must(t, os.Mkdir(d, 0o775))
+	must(t, os.Chown(d, 0, 4242))
+	must(t, syscall.Chmod(d, 0o2775)) // os.Chmod would drop the setgid bit
+	must(t, os.WriteFile(filepath.Join(d, "f"), nil, 0o644))
+	must(t, os.Mkdir(filepath.Join(d, "sub"), 0o755))
+	var st syscall.Stat_t
+	must(t, syscall.Stat(filepath.Join(d, "f"), &st))
+	if st.Gid != 4242 {
+		t.Fatalf("file gid %d, want 4242", st.Gid)
+	}
+	must(t, syscall.Stat(filepath.Join(d, "sub"), &st))
+	if st.Gid != 4242 || st.Mode&syscall.S_ISGID == 0 {
+		t.Fatalf("dir gid %d mode %o", st.Gid, st.Mode)
+	}
+}

@@ -95,11 +95,13 @@ func (s *Store) Release(ino uint64) error {
 		return nil
 	}
 	err := s.commit(f)
-	if i, ierr := s.inode(ino); ierr == nil && len(i.Links) == 0 && !i.IsDir() {
-		s.mu.Lock()
+	s.mu.Lock()
+	// Under mu, as Open registers: an open of the same (already unlinked)
+	// inode may have come in since the handle was dropped above.
+	if i, ierr := s.inode(ino); ierr == nil && len(i.Links) == 0 && !i.IsDir() && s.openState(ino) == nil {
 		err = errors.Join(err, s.purge(ino))
-		s.unlock()
 	}
+	s.unlock()
 	return err
 }
 

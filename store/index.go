@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
@@ -107,9 +108,13 @@ func (s *Store) Stats() (Stats, error) {
 		}
 	}
 	counts := map[uint64]int{}
+	st.Directories = 1 // the root
 	err = s.kv.View(func(t backend.Txn) error {
-		return t.Scan([]byte{backend.PrefixDirent}, nil, true, func(k, _ []byte) bool {
+		return t.Scan([]byte{backend.PrefixDirent}, nil, false, func(k, v []byte) bool {
 			counts[backend.DirentDir(k)]++
+			if _, mode, err := decodeDirent(v); err == nil && mode&syscall.S_IFMT == syscall.S_IFDIR {
+				st.Directories++
+			}
 			return true
 		})
 	})
@@ -117,7 +122,6 @@ func (s *Store) Stats() (Stats, error) {
 		return st, err
 	}
 	for dir, n := range counts {
-		st.Directories++
 		if p, err := s.Path(dir); err == nil {
 			st.LargestDirs = append(st.LargestDirs, DirCount{p, n})
 		}

@@ -78,6 +78,14 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 	if target != "" {
 		i.Size = uint64(len(target))
 	}
+	if p.Mode&syscall.S_ISGID != 0 {
+		// BSD group semantics in a setgid directory, as on any Linux disk:
+		// the new node takes the directory's group, a new directory its bit.
+		i.Gid = p.Gid
+		if i.IsDir() {
+			i.Mode |= syscall.S_ISGID
+		}
+	}
 	p.Mtime, p.Ctime = now, now
 	if i.IsDir() {
 		p.Subdirs++

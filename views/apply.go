@@ -183,6 +183,10 @@ func (e *Engine) refresh(ino uint64, content bool) {
 	}
 	if content || !e.indexed(ino) {
 		parts, next, size, err := e.parts(ino, name, a.Size, in)
+		if errors.Is(err, syscall.ENOENT) {
+			e.drop(ino) // removed while being read; its Removed event follows
+			return
+		}
 		if err != nil {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
 		}
