@@ -130,8 +130,9 @@ func (b *badgerKV) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch
 
 func (b *badgerKV) Sync() error { return mapErr(b.db.Sync()) }
 
-// Size sums the store's files (Badger's own figures are refreshed only
-// once a minute): SSTables count as lsm, everything else as vlog.
+// Size sums the disk blocks of the store's files (Badger's own figures are
+// refreshed once a minute, and its value log is a sparse, preallocated
+// file): SSTables count as lsm, everything else as vlog.
 func (b *badgerKV) Size() (lsm, vlog int64) {
 	if b.dir == "" {
 		return b.db.Size()
@@ -145,10 +146,14 @@ func (b *badgerKV) Size() (lsm, vlog int64) {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
+		n := fi.Size()
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			n = st.Blocks * 512
+		}
 		if strings.HasSuffix(e.Name(), ".sst") {
-			lsm += fi.Size()
+			lsm += n
 		} else {
-			vlog += fi.Size()
+			vlog += n
 		}
 	}
 	return lsm, vlog
@@ -218,7 +223,7 @@ func (b *badgerBatch) Cancel()               { b.wb.Cancel() }
 type quietLogger struct{ l *log.Logger }
 
 func (q quietLogger) Errorf(f string, a ...any) {
-	if q.l != nil {
+	if q.l != nil && !strings.Contains(fmt.Sprintf(f, a...), "Encryption key mismatch") { // reported as ErrBadKey
 		q.l.Printf("badger: error: "+f, a...)
 	}
 }
