@@ -29,7 +29,7 @@ type Parsed struct {
 // (logs cannot), so callers can skip reading them for Parse.
 func HasMetadata(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
-	case ".jsonl", ".ndjson":
+	case ".jsonl", ".ndjson", ".log":
 		return false
 	}
 	return true
@@ -44,7 +44,7 @@ func Parse(name string, content []byte) Parsed {
 	switch strings.ToLower(path.Ext(name)) {
 	case ".json":
 		p.Err = parseJSON(content, &p.Meta)
-	case ".jsonl", ".ndjson":
+	case ".jsonl", ".ndjson", ".log":
 		// Logs carry no file-level metadata.
 	default:
 		p.BodyOffset, p.Err = parseFrontMatter(content, &p.Meta)

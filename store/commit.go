@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/memory"
 )
 
@@ -53,6 +54,7 @@ func (s *Store) spill(f *openFile) error {
 	if err := b.Flush(); err != nil {
 		return err
 	}
+	s.tails.Forget(f.ino)
 	f.storedEnd = end
 	return nil
 }
@@ -63,6 +65,7 @@ func (s *Store) dropStale(f *openFile) error {
 	if f.truncFloor == math.MaxUint64 {
 		return nil
 	}
+	s.tails.Forget(f.ino)
 	first := uint32(f.truncFloor / ChunkSize)
 	var stale [][]byte
 	err := s.kv.View(func(t backend.Txn) error {
@@ -123,7 +126,10 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	s.icMu.RLock()
 	size, name := i.Size, i.Links[0].Name
 	s.icMu.RUnlock()
-	sum, state, head, err := s.digest(f, size, name)
+	// An append after closed front matter cannot change the metadata:
+	// keep it, and do not read the file back to parse it.
+	keepMeta := f.appendOnly && f.committedSize > 0 && (f.settled || !memory.HasMetadata(name))
+	sum, state, head, err := s.digest(f, size, name, keepMeta)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +146,10 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err != nil {
 		return nil, err
 	}
-	parsed := memory.Parse(name, head)
 	changed := rec.SHA256 != sum
-	rec.applyParse(parsed)
+	if !keepMeta {
+		rec.applyParse(memory.Parse(name, head))
+	}
 	rec.HashState, rec.HashSize = state, size
 	if changed {
 		rec.SHA256 = sum
@@ -188,6 +195,22 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err != nil {
 		return nil, err
 	}
+	last := uint32(0)
+	if size > 0 {
+		last = uint32((size - 1) / ChunkSize)
+	}
+	if c, ok := f.dirty[last]; ok && size > 0 {
+		tail := cache.Tail{Index: last, Data: c, Size: size,
+			Settled: rec.Error == "" && rec.BodyOffset > 0 && uint64(rec.BodyOffset) <= size}
+		if f.hash != nil && f.hashPos == size {
+			tail.Hash, _ = f.hash.(encoding.BinaryMarshaler).MarshalBinary()
+		} else {
+			tail.Hash = state
+		}
+		s.tails.Set(ino, tail)
+	} else {
+		s.tails.Forget(ino)
+	}
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
 	f.committedSize, f.storedEnd = size, size
 	s.eventFrom(ino, from)
@@ -199,14 +222,14 @@ const headMax = memory.MaxParse
 
 // hashStateMin: files at least this large keep their hash state, so an
 // append hashes only the new bytes.
-const hashStateMin = 64 << 10
+const hashStateMin = 4 << 10
 
 // digest hashes the current content and returns the hash state (for large
 // files) and the first bytes when the name carries metadata. An append to a
 // file whose hash state is known hashes only the appended bytes. Caller
 // holds f.mu.
-func (s *Store) digest(f *openFile, size uint64, name string) (string, []byte, []byte, error) {
-	needHead := size <= headMax && memory.HasMetadata(name)
+func (s *Store) digest(f *openFile, size uint64, name string, keepMeta bool) (string, []byte, []byte, error) {
+	needHead := !keepMeta && size <= headMax && memory.HasMetadata(name)
 	if f.hash != nil && f.hashPos == size && !needHead {
 		// Written sequentially: the running hash already covers it all.
 		var state []byte

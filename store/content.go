@@ -46,6 +46,9 @@ type openFile struct {
 	hashPos uint64
 	// hashTried: the saved hash state was looked for in this open.
 	hashTried bool
+	// settled: the metadata at committedSize cannot change by appending
+	// (closed front matter, or a name that carries none).
+	settled bool
 }
 
 // Open registers an open handle of ino and returns nothing but an error; the
@@ -197,16 +200,14 @@ func (s *Store) dirtyChunk(f *openFile, idx uint32, whole bool) ([]byte, error) 
 		return nil, nil
 	}
 	var c []byte
-	err := s.kv.View(func(t backend.Txn) error {
+	if tail, ok := s.tails.Get(f.ino); ok && tail.Index == idx && uint64(idx)*ChunkSize < f.truncFloor {
+		c = append(make([]byte, 0, len(tail.Data)+512), tail.Data...)
+	} else if err := s.kv.View(func(t backend.Txn) error {
 		old, err := s.chunk(t, f, f.ino, idx)
 		c = append([]byte(nil), old...)
 		return err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
-	}
-	if f.dirty == nil {
-		f.dirty = map[uint32][]byte{}
 	}
 	f.dirty[idx] = c
 	f.dirtyBytes += ChunkSize
@@ -361,10 +362,20 @@ func (s *Store) feedHash(f *openFile, data []byte, off uint64) {
 		f.hashTried = true
 		if f.committedSize == 0 {
 			f.hash, f.hashPos = sha256.New(), 0
-		} else if rec, err := s.record(f.ino); err == nil && rec.HashState != nil && rec.HashSize == f.committedSize {
+		} else if tail, ok := s.tails.Get(f.ino); ok && tail.Size == f.committedSize {
+			// Appended to a moment ago: no need to read the record.
+			f.settled = tail.Settled
 			h := sha256.New()
-			if h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.HashState) == nil {
+			if tail.Hash != nil && h.(encoding.BinaryUnmarshaler).UnmarshalBinary(tail.Hash) == nil {
 				f.hash, f.hashPos = h, f.committedSize
+			}
+		} else if rec, err := s.record(f.ino); err == nil {
+			f.settled = rec.Error == "" && rec.BodyOffset > 0 && uint64(rec.BodyOffset) <= f.committedSize
+			if rec.HashState != nil && rec.HashSize == f.committedSize {
+				h := sha256.New()
+				if h.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.HashState) == nil {
+					f.hash, f.hashPos = h, f.committedSize
+				}
 			}
 		}
 	}

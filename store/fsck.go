@@ -174,6 +174,7 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 			r.Repaired++
 		}
 		s.dcReset()
+		s.tails.Purge()
 	}
 	r.Clean = len(r.Problems) == 0
 	return r, nil

@@ -128,6 +128,7 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 				return err
 			}
 			s.dcDel(dir, name)
+			s.tails.Forget(i.Ino)
 			s.forget(i.Ino)
 			s.event(Removed, i.Ino)
 			return nil
@@ -160,6 +161,7 @@ func (s *Store) purge(ino uint64) error {
 	if err := s.deleteKeys(keys); err != nil {
 		return err
 	}
+	s.tails.Forget(ino)
 	s.forget(ino)
 	s.event(Removed, ino)
 	return nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/cache"
 )
 
 // ChunkSize is the size of one content chunk.
@@ -82,6 +83,11 @@ type Store struct {
 	filesMu sync.Mutex
 	files   map[uint64]*openFile
 
+	// tails caches the last chunk of recently committed files (appends).
+	// It is updated after each commit and dropped on any other change of
+	// a file's chunks (spill, truncation, purge, repair).
+	tails *cache.Tails
+
 	// accMu guards access, pending last_accessed/access_count updates.
 	accMu  sync.Mutex
 	access map[uint64]accessStat
@@ -96,7 +102,7 @@ const idLease = 4096
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
 		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, dc: map[uint64]*listing{},
-		access: map[uint64]accessStat{}, stop: make(chan struct{})}
+		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024)}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -305,3 +305,41 @@ func TestFsckAcceptsOrphanBeingReleased(t *testing.T) {
 		t.Fatalf("fsck: %v", r.Problems)
 	}
 }
+
+func appendTo(t testing.TB, s *Store, ino uint64, data string) {
+	t.Helper()
+	must(t, s.Open(ino, false))
+	_, err := s.Append(ino, []byte(data))
+	must(t, err)
+	must(t, s.Release(ino))
+}
+
+func TestAppendsKeepMetadataAndHash(t *testing.T) {
+	s := newStore(t, Options{})
+	ino := writeFile(t, s, RootIno, "n.md", []byte("---\nuser: alice\n---\nfirst\n"))
+	content := "---\nuser: alice\n---\nfirst\n"
+	for k := 0; k < 200; k++ {
+		line := fmt.Sprintf("line %d %s\n", k, bytes.Repeat([]byte("x"), 60))
+		appendTo(t, s, ino, line)
+		content += line
+	}
+	in, err := s.Info(ino)
+	must(t, err)
+	if in.SHA256 != sha([]byte(content)) || len(in.Users) != 1 || in.Users[0] != "alice" || in.Version != 201 {
+		t.Fatalf("after appends: %+v", in)
+	}
+	// Front matter closed only by an append is parsed then.
+	ino2 := writeFile(t, s, RootIno, "o.md", []byte("---\nuser: bob\n"))
+	if in, _ := s.Info(ino2); in.Error == "" {
+		t.Fatal("unclosed front matter not reported")
+	}
+	appendTo(t, s, ino2, "---\nbody\n")
+	if in, _ := s.Info(ino2); in.Error != "" || len(in.Users) != 1 || in.Users[0] != "bob" {
+		t.Fatalf("closing append: %+v", in)
+	}
+	r, err := s.Fsck(false)
+	must(t, err)
+	if !r.Clean {
+		t.Fatalf("fsck: %v", r.Problems)
+	}
+}
