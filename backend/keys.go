@@ -42,9 +42,6 @@ func StoreKey(name string) []byte { return append([]byte{PrefixStore}, name...) 
 // InodeKey is the inode record of ino.
 func InodeKey(ino uint64) []byte { return withIno(PrefixInode, ino, 0) }
 
-// InodePrefix covers every inode record.
-func InodePrefix() []byte { return []byte{PrefixInode} }
-
 // DirentKey is the entry name in directory dir.
 func DirentKey(dir uint64, name string) []byte {
 	return append(withIno(PrefixDirent, dir, len(name)), name...)
