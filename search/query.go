@@ -33,7 +33,7 @@ const (
 // and backward at backShare of it, each step decay times the one before.
 const (
 	window    = 2
-	backShare = 0.3
+	backShare = 0.5
 	decay     = 0.5
 	// sequenceWeight scales the sequence prior (see Search).
 	sequenceWeight = 1.0
