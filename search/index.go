@@ -35,17 +35,12 @@ type doc struct {
 	pos    int // index in its group's ordered list (valid when cached)
 }
 
-type posting struct {
-	doc uint32
-	tf  uint32
-}
-
 // Index is an in-memory BM25 index.
 type Index struct {
 	mu       sync.RWMutex
 	docs     []doc
 	byIno    map[uint64][]uint32
-	post     map[string][]posting
+	post     map[string]*postings
 	totalLen uint64
 	live     int
 	dead     int
@@ -61,7 +56,7 @@ type Index struct {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{byIno: map[uint64][]uint32{}, post: map[string][]posting{}, groups: map[uint64][]uint32{},
+	return &Index{byIno: map[uint64][]uint32{}, post: map[string]*postings{}, groups: map[uint64][]uint32{},
 		members: map[uint64][]uint32{}, seq: map[uint64]bool{}}
 }
 
@@ -165,7 +160,12 @@ func (x *Index) addLocked(k Key, group uint64, order string, toks []string) {
 		tf[t]++
 	}
 	for t, n := range tf {
-		x.post[t] = append(x.post[t], posting{id, n})
+		p := x.post[t]
+		if p == nil {
+			p = &postings{}
+			x.post[t] = p
+		}
+		p.add(id, n)
 	}
 }
 
@@ -185,13 +185,13 @@ func (x *Index) maybeCompact() {
 		}
 	}
 	for t, ps := range x.post {
-		out := ps[:0]
-		for _, p := range ps {
-			if r := remap[p.doc]; r != math.MaxUint32 {
-				out = append(out, posting{r, p.tf})
+		out := &postings{}
+		ps.each(func(doc, tf uint32) {
+			if r := remap[doc]; r != math.MaxUint32 {
+				out.add(r, tf)
 			}
-		}
-		if len(out) == 0 {
+		})
+		if out.n == 0 {
 			delete(x.post, t)
 		} else {
 			x.post[t] = out

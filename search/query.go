@@ -71,26 +71,34 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 		}
 		seen[t] = true
 		ps := x.post[t]
-		if len(ps) == 0 {
+		if ps == nil {
 			continue
 		}
 		df := 0
-		for _, p := range ps {
-			if x.docs[p.doc].live {
+		for c := (cursor{b: ps.b}); ; {
+			doc, _, ok := c.next()
+			if !ok {
+				break
+			}
+			if x.docs[doc].live {
 				df++
 			}
 		}
 		idf := math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
-		for _, p := range ps {
-			d := &x.docs[p.doc]
+		for c := (cursor{b: ps.b}); ; {
+			doc, tfi, ok := c.next()
+			if !ok {
+				break
+			}
+			d := &x.docs[doc]
 			if !d.live {
 				continue
 			}
-			tf := float64(p.tf)
-			if base[p.doc] == 0 {
-				acc.touched = append(acc.touched, p.doc)
+			tf := float64(tfi)
+			if base[doc] == 0 {
+				acc.touched = append(acc.touched, doc)
 			}
-			base[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
+			base[doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
 		}
 	}
 	add := func(id uint32, v float64) {
