@@ -11,9 +11,14 @@
 //     derivable and hard links are exact.
 //   - Content lives in ChunkSize chunks. Writes go to a per-inode open state
 //     (dirty chunks, shared by every handle of that inode) and are committed
-//     on Flush (close), Fsync, or when the dirty set grows large. Commit
-//     parses front matter, hashes the content and bumps the version in the
+//     on Flush (close), Fsync, or when the dirty set grows large (spill).
+//     Commit parses front matter, records the SHA-256 (computed while
+//     sequential writes and appends arrive) and bumps the version in the
 //     same transaction that stores the bytes.
+//   - In memory: the inode cache, whole directory listings (dircache.go:
+//     lookups, missing names and listings never reach the backend after a
+//     directory's first use), and the last chunk and hash state of recently
+//     written files (appends read nothing back).
 //   - Removing a memory moves it to archive/trash/; scratch files (editor
 //     swap and backup files, *.tmp, files that lived only seconds) are
 //     really deleted. Files unlinked while open are orphans until the last
@@ -23,6 +28,9 @@
 // failures are wrapped backend errors.
 //
 // Locking (outermost first): openFile.mu, Store.mu (all namespace changes
-// and commits), Store.icMu (the inode cache) and Store.filesMu (the open
-// table). A lock is never taken while holding one listed after it.
+// and commits), then the leaf locks Store.icMu (inode cache), Store.dcMu
+// (directory cache), Store.filesMu (open table) and Store.accMu (access
+// times). A lock is never taken while holding one listed after it. Change
+// events are delivered only after Store.mu and every openFile.mu are
+// released (events.go), because handlers read the store.
 package store
