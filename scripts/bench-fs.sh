@@ -26,17 +26,10 @@
 # cold sequential read.
 set -euo pipefail
 
-die() {
-	echo "bench-fs: $*" >&2
-	exit 1
-}
-
-cd "$(dirname "$0")/.."
-[ -f go.mod ] && grep -q '^module github.com/mnemofs/mnemofs' go.mod || die "run from a mnemofs checkout"
-command -v go >/dev/null || die "go is not installed"
-[ -e /dev/fuse ] || die "FUSE is not available (/dev/fuse is missing): load it with 'modprobe fuse', or in a container run with --device /dev/fuse"
-if [ "$(id -u)" != 0 ]; then
-	command -v fusermount3 >/dev/null || die "mounting as a non-root user needs fusermount3: install fuse3 (e.g. 'sudo apt-get install fuse3')"
+NAME=bench-fs
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+if ! is_root; then
 	echo "bench-fs: not root: the page cache cannot be dropped, so 'seq read (cold)' will be warm" >&2
 fi
 
@@ -60,9 +53,7 @@ unmount_all() {
 		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	done
 	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt"; do
-		if grep -qF " $m fuse" /proc/mounts; then
-			fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "bench-fs: could not unmount $m" >&2
-		fi
+		unmount_if_mounted "$m"
 	done
 	for p in $MN_PID $LO_PID $NP_PID; do kill -KILL "$p" 2>/dev/null || true; done
 	MN_PID= LO_PID= NP_PID=

@@ -19,18 +19,8 @@
 # SCRATCH_PARENT (/var/tmp).
 set -euo pipefail
 
-die() {
-	echo "bench-locomo: $*" >&2
-	exit 1
-}
-
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-[ -f "$ROOT/go.mod" ] && grep -q '^module github.com/mnemofs/mnemofs' "$ROOT/go.mod" || die "not in a mnemofs checkout"
-command -v go >/dev/null || die "go is not installed"
-[ -e /dev/fuse ] || die "FUSE is not available (/dev/fuse is missing)"
-if [ "$(id -u)" != 0 ]; then
-	command -v fusermount3 >/dev/null || die "mounting as a non-root user needs fusermount3 (apt-get install fuse3)"
-fi
+NAME=bench-locomo
+. "$(dirname "$0")/lib.sh"
 
 DATA= MNT= KEEP=0 NOWRITE=0
 ARGS=()
@@ -64,9 +54,7 @@ cleanup() {
 			sleep 0.1
 		done
 	fi
-	if grep -qF " $MNT fuse" /proc/mounts; then
-		fusermount3 -uz "$MNT" 2>/dev/null || umount -l "$MNT" || echo "bench-locomo: could not unmount $MNT" >&2
-	fi
+	unmount_if_mounted "$MNT"
 	if [ "$KEEP" = 1 ]; then
 		echo "bench-locomo: kept the store in $DATA (mount it with: $SCRATCH/bin/mnemofs mount --data $DATA MNT)" >&2
 	else

@@ -12,18 +12,9 @@
 # KEEP=1 keeps the scratch area. Run as root to measure a cold mount.
 set -euo pipefail
 
-die() {
-	echo "bench-scale: $*" >&2
-	exit 1
-}
-
-cd "$(dirname "$0")/.."
-[ -f go.mod ] && grep -q '^module github.com/mnemofs/mnemofs' go.mod || die "run from a mnemofs checkout"
-command -v go >/dev/null || die "go is not installed"
-[ -e /dev/fuse ] || die "FUSE is not available (/dev/fuse is missing): load it with 'modprobe fuse', or in a container run with --device /dev/fuse"
-if [ "$(id -u)" != 0 ]; then
-	command -v fusermount3 >/dev/null || die "mounting as a non-root user needs fusermount3: install fuse3 (e.g. 'sudo apt-get install fuse3')"
-fi
+NAME=bench-scale
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 
 N=${N:-100000}
 OUT=${OUT:-scripts/out}
@@ -32,9 +23,7 @@ SCRATCH=$(mktemp -d "${SCRATCH_PARENT:-/var/tmp}/mnemofs-scale.XXXXXX")
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
-	if grep -qF " $SCRATCH/mnt fuse" /proc/mounts; then
-		fusermount3 -uz "$SCRATCH/mnt" 2>/dev/null || umount -l "$SCRATCH/mnt" || echo "bench-scale: could not unmount $SCRATCH/mnt" >&2
-	fi
+	unmount_if_mounted "$SCRATCH/mnt"
 	if [ "${KEEP:-0}" = 1 ]; then
 		echo "bench-scale: kept $SCRATCH" >&2
 	else

@@ -24,17 +24,10 @@
 # cache can be dropped for the cold runs.
 set -euo pipefail
 
-die() {
-	echo "bench-search: $*" >&2
-	exit 1
-}
-
-cd "$(dirname "$0")/.."
-[ -f go.mod ] && grep -q '^module github.com/mnemofs/mnemofs' go.mod || die "run from a mnemofs checkout"
-command -v go >/dev/null || die "go is not installed"
-[ -e /dev/fuse ] || die "FUSE is not available (/dev/fuse is missing): load it with 'modprobe fuse', or in a container run with --device /dev/fuse"
-if [ "$(id -u)" != 0 ]; then
-	command -v fusermount3 >/dev/null || die "mounting as a non-root user needs fusermount3: install fuse3 (e.g. 'sudo apt-get install fuse3')"
+NAME=bench-search
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+if ! is_root; then
 	die "section 3 drops the page cache for cold runs: run as root"
 fi
 
@@ -57,9 +50,7 @@ cleanup() {
 		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$p" 2>/dev/null || true
 	fi
-	if grep -qF " $SCRATCH/mnt fuse" /proc/mounts; then
-		fusermount3 -uz "$SCRATCH/mnt" 2>/dev/null || umount -l "$SCRATCH/mnt" || echo "bench-search: could not unmount $SCRATCH/mnt" >&2
-	fi
+	unmount_if_mounted "$SCRATCH/mnt"
 	if [ "${KEEP:-0}" = 1 ]; then
 		echo "bench-search: kept $SCRATCH" >&2
 	else
