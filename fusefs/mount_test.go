@@ -5,22 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mnemofs/mnemofs/internal/testfuse"
+
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
-
-// requireFuse skips when FUSE is missing, or fails when
-// MNEMOFS_REQUIRE_FUSE=1 (CI).
-func requireFuse(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
-			t.Fatalf("FUSE required (MNEMOFS_REQUIRE_FUSE=1) but /dev/fuse is missing: %v", err)
-		}
-		t.Skip("no /dev/fuse")
-	}
-}
 
 type testFS struct {
 	dir  string // mountpoint
@@ -34,7 +24,7 @@ type testFS struct {
 // mountAt mounts the store in data (created if empty) on a new temp dir.
 func mountAt(t testing.TB, data string, o store.Options) *testFS {
 	t.Helper()
-	requireFuse(t)
+	testfuse.Require(t)
 	kv, err := backend.OpenBadger(filepath.Join(data, "db"), backend.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/testfuse"
 )
 
 // writerEnv makes the test binary run crashWriter instead of the tests.
@@ -296,7 +298,7 @@ func verifyFile(full, want string) string {
 }
 
 func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
-	requireFuse(t)
+	testfuse.Require(t)
 	rounds := 20
 	if testing.Short() {
 		rounds = 5
@@ -361,7 +363,7 @@ func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
 // waits (10 s at most) for the store to be closed, and until then no other
 // command or mount can open it.
 func TestUnmountWhileIndexing(t *testing.T) {
-	requireFuse(t)
+	testfuse.Require(t)
 	if testing.Short() {
 		t.Skip("builds a 90 MB store")
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/testfuse"
 )
 
 // statInfo is what must survive an unmount/remount for one path.
@@ -268,7 +270,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 	})
 
 	t.Run("mounted", func(t *testing.T) {
-		requireFuse(t)
+		testfuse.Require(t)
 		data, mnt, out := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "out")
 		startMount(t, data, mnt)
 		pre := filepath.Join(mnt, "semantic/pre")

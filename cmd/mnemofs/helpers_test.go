@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/testfuse"
 )
 
 // mnemofsBin is the binary built by TestMain.
@@ -52,17 +54,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// requireFuse skips without /dev/fuse, or fails when MNEMOFS_REQUIRE_FUSE=1.
-func requireFuse(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
-			t.Fatalf("FUSE required (MNEMOFS_REQUIRE_FUSE=1) but /dev/fuse is missing: %v", err)
-		}
-		t.Skip("no /dev/fuse")
-	}
 }
 
 // result is what one run of the binary produced.
@@ -145,7 +136,7 @@ const mountWatchdog = 90 * time.Second
 // runs fusermount3 -uz.
 func startMount(t testing.TB, data, mnt string, extra ...string) *mountProc {
 	t.Helper()
-	requireFuse(t)
+	testfuse.Require(t)
 	args := append([]string{"mount", "--data", data}, extra...)
 	m := &mountProc{mnt: mnt, data: data, done: make(chan struct{})}
 	m.cmd = exec.Command(mnemofsBin, append(args, mnt)...)
