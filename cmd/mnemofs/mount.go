@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -37,6 +38,24 @@ func mountCmd() *cobra.Command {
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
 	return c
+}
+
+// startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE when
+// that is set (a diagnosis aid for the benchmarks; see BENCHMARKS.md).
+func startProfile() (stop func()) {
+	path := os.Getenv("MNEMOFS_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mnemofs: warning: no CPU profile: %v\n", err)
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 func exactArgs(n int, names string) cobra.PositionalArgs {
@@ -185,8 +204,10 @@ func mount(mountpoint string, cfg fusefs.Config) error {
 		<-sig
 		unmount()
 	}()
+	stopProfile := startProfile()
 	fmt.Printf("mnemofs: mounted %s at %s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, mnt)
 	srv.Wait()
+	stopProfile()
 	signal.Stop(sig)
 	eng.Stop()
 	if ctl != nil {
