@@ -33,6 +33,9 @@ func mountAt(t testing.TB, data string, o store.Options) *testFS {
 	eng := views.NewEngine(nil)
 	o.Notify = n
 	o.Reserved = ReservedNames()
+	if o.BlobDir == "" {
+		o.BlobDir = filepath.Join(data, "blobs") // as the binary does
+	}
 	o.OnChange = eng.Handle
 	st, err := store.Open(kv, o)
 	if err != nil {

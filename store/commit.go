@@ -22,14 +22,30 @@ func (s *Store) Flush(ino uint64) error {
 
 // Fsync commits ino and makes the store durable.
 func (s *Store) Fsync(ino uint64) error {
-	if err := s.Flush(ino); err != nil {
-		return err
+	if f := s.openState(ino); f != nil {
+		f.mu.Lock()
+		err := s.syncBlob(f)
+		f.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if err := s.commit(f); err != nil {
+			return err
+		}
 	}
-	return s.kv.Sync()
+	return s.Sync()
 }
 
 // Sync makes every committed change durable.
-func (s *Store) Sync() error { return s.kv.Sync() }
+func (s *Store) Sync() error {
+	if err := s.kv.Sync(); err != nil {
+		return err
+	}
+	if s.blobs != nil {
+		s.blobs.synced()
+	}
+	return nil
+}
 
 // spill writes full dirty chunks ahead of the commit. Caller holds f.mu.
 func (s *Store) spill(f *openFile) error {
@@ -142,7 +158,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err := s.dropStale(f); err != nil {
 		return nil, err
 	}
-	rec, err := s.record(f.ino)
+	rec, err := s.storedRecord(f.ino)
 	if err != nil {
 		return nil, err
 	}
@@ -162,9 +178,21 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	s.icMu.RLock()
 	snapshot := i.clone()
 	s.icMu.RUnlock()
+	if f.blob != nil {
+		snapshot.Blob = f.blobGen
+	}
+	drop, err := s.blobCommitKeys(f)
+	if err != nil {
+		return nil, err
+	}
 	err = s.kv.Update(func(t backend.Txn) error {
 		for idx, c := range f.dirty {
 			if err := t.Set(backend.ChunkKey(ino, idx), c); err != nil {
+				return err
+			}
+		}
+		for _, k := range drop {
+			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
@@ -191,15 +219,33 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 			}
 			return putRecord(t, ino, rec)
 		})
+		if err == nil {
+			// The inode points at its blob now: the chunks can go.
+			err = s.deleteKeys(drop)
+		}
 	}
 	if err != nil {
+		s.recs.Forget(ino)
 		return nil, err
 	}
+	s.recs.Set(ino, *rec)
+	s.blobCommitted(f)
 	last := uint32(0)
 	if size > 0 {
 		last = uint32((size - 1) / ChunkSize)
 	}
-	if c, ok := f.dirty[last]; ok && size > 0 {
+	if f.blob != nil && size > 0 {
+		// No chunk to keep, but the hash state and the settled flag
+		// spare the next append reading the record.
+		tail := cache.Tail{Index: math.MaxUint32, Size: size,
+			Settled: rec.Error == "" && rec.BodyOffset > 0 && uint64(rec.BodyOffset) <= size}
+		if f.hash != nil && f.hashPos == size {
+			tail.Hash, _ = f.hash.(encoding.BinaryMarshaler).MarshalBinary()
+		} else {
+			tail.Hash = state
+		}
+		s.tails.Set(ino, tail)
+	} else if c, ok := f.dirty[last]; ok && size > 0 {
 		tail := cache.Tail{Index: last, Data: c, Size: size,
 			Settled: rec.Error == "" && rec.BodyOffset > 0 && uint64(rec.BodyOffset) <= size}
 		if f.hash != nil && f.hashPos == size {
@@ -252,29 +298,24 @@ func (s *Store) digest(f *openFile, size uint64, name string, keepMeta bool) (st
 		}
 	}
 	var head []byte
-	err := s.kv.View(func(t backend.Txn) error {
-		for pos := start; pos < size; {
-			idx := uint32(pos / ChunkSize)
-			cstart := uint64(idx) * ChunkSize
-			cend := min(cstart+ChunkSize, size)
-			c, err := s.chunk(t, f, f.ino, idx)
-			if err != nil {
-				return err
-			}
-			lo, hi := pos-cstart, cend-cstart
-			part := make([]byte, 0, hi-lo)
-			if lo < uint64(len(c)) {
-				part = append(part, c[lo:min(hi, uint64(len(c)))]...)
-			}
-			part = part[:hi-lo] // zeros past the stored bytes
-			h.Write(part)
-			if needHead {
-				head = append(head, part...)
-			}
-			pos = cend
+	var err error
+	buf := make([]byte, min(size-start, 1<<20))
+	for pos := start; pos < size; {
+		var n int
+		n, err = s.readLocked(f.ino, f, buf[:min(uint64(len(buf)), size-pos)], pos)
+		if err != nil {
+			break
 		}
-		return nil
-	})
+		if n == 0 {
+			err = errors.New("store: short read hashing content")
+			break
+		}
+		h.Write(buf[:n])
+		if needHead {
+			head = append(head, buf[:n]...)
+		}
+		pos += uint64(n)
+	}
 	var state []byte
 	if size >= hashStateMin {
 		state, _ = h.(encoding.BinaryMarshaler).MarshalBinary()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash"
 	"math"
+	"os"
 	"sync"
 	"syscall"
 
@@ -49,6 +50,17 @@ type openFile struct {
 	// settled: the metadata at committedSize cannot change by appending
 	// (closed front matter, or a name that carries none).
 	settled bool
+
+	// blob is the open content file when the content is in a blob or
+	// moves to one in this open (blob.go); blobGen is its generation.
+	// blobNew: it is not the committed generation yet (copied on write,
+	// or moved out of the KV chunks); the commit points the inode at it.
+	// dropChunks: the content moved out of the KV chunks, which the
+	// commit deletes.
+	blob       *os.File
+	blobGen    uint64
+	blobNew    bool
+	dropChunks bool
 }
 
 // Open registers an open handle of ino and returns nothing but an error; the
@@ -98,6 +110,12 @@ func (s *Store) Release(ino uint64) error {
 		return nil
 	}
 	err := s.commit(f)
+	f.mu.Lock()
+	if f.blob != nil {
+		f.blob.Close()
+		f.blob = nil
+	}
+	f.mu.Unlock()
 	s.mu.Lock()
 	// Under mu, as Open registers: an open of the same (already unlinked)
 	// inode may have come in since the handle was dropped above.
@@ -142,6 +160,15 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 	end := min(size, off+uint64(len(dest)))
 	n := int(end - off)
 	dest = dest[:n]
+	if f != nil && f.blob != nil {
+		return n, readBlob(f.blob, dest, off)
+	}
+	s.icMu.RLock()
+	gen := i.Blob
+	s.icMu.RUnlock()
+	if gen != 0 {
+		return n, s.readCommittedBlob(i, gen, dest, off)
+	}
 	err = s.kv.View(func(t backend.Txn) error {
 		for pos := off; pos < end; {
 			idx := uint32(pos / ChunkSize)
@@ -252,6 +279,15 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 	if uint64(off) != size {
 		f.appendOnly = false
 	}
+	if s.blobs != nil && (f.blob != nil || end > ChunkSize || s.blobGenOf(i) != 0) {
+		if err := s.writeBlob(f, i, data, uint64(off), size); err != nil {
+			return 0, err
+		}
+		s.feedHash(f, data, uint64(off))
+		f.modified = true
+		s.setSize(i, max(size, end), true)
+		return len(data), nil
+	}
 	for pos := uint64(off); pos < end; {
 		idx := uint32(pos / ChunkSize)
 		cstart := uint64(idx) * ChunkSize
@@ -302,7 +338,11 @@ func (s *Store) truncateLocked(f *openFile, i *Inode, size uint64) error {
 	s.icMu.RLock()
 	old := i.Size
 	s.icMu.RUnlock()
-	if size < old {
+	if s.blobs != nil && (f.blob != nil || s.blobGenOf(i) != 0) {
+		if err := s.truncateBlob(f, i, size, old); err != nil {
+			return err
+		}
+	} else if size < old {
 		idx := uint32(size / ChunkSize)
 		if size%ChunkSize != 0 {
 			c, err := s.dirtyChunk(f, idx, false)

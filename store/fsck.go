@@ -163,7 +163,7 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	}
 	for ino := range records {
 		if inodes[ino] == nil {
-			problem(func() error { return s.kvDelete(backend.MetaKey(ino)) }, "metadata of missing inode %d", ino)
+			problem(func() error { s.recs.Forget(ino); return s.kvDelete(backend.MetaKey(ino)) }, "metadata of missing inode %d", ino)
 		}
 	}
 	if repair {
@@ -192,6 +192,9 @@ func hasLink(i *Inode, dir uint64, name string) bool {
 func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Record, problem func(func() error, string, ...any)) {
 	ino := i.Ino
 	nchunks := uint32((i.Size + ChunkSize - 1) / ChunkSize)
+	if i.Blob != 0 {
+		nchunks = 0 // the content is in a blob: no chunk belongs to it
+	}
 	for _, c := range chunks {
 		if c >= nchunks {
 			problem(func() error { return s.kvDelete(backend.ChunkKey(ino, c)) }, "inode %d has chunk %d past its size %d", ino, c, i.Size)
@@ -201,20 +204,25 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 		return // being written: metadata is brought up to date at close
 	}
 	h := sha256.New()
-	err := s.kv.View(func(t backend.Txn) error {
-		for c := uint32(0); c < nchunks; c++ {
-			data, err := s.chunk(t, nil, ino, c)
-			if err != nil {
-				return err
+	var err error
+	if i.Blob != 0 {
+		err = s.hashBlob(h, i)
+	} else {
+		err = s.kv.View(func(t backend.Txn) error {
+			for c := uint32(0); c < nchunks; c++ {
+				data, err := s.chunk(t, nil, ino, c)
+				if err != nil {
+					return err
+				}
+				n := int(min(ChunkSize, i.Size-uint64(c)*ChunkSize))
+				h.Write(data[:min(len(data), n)])
+				if len(data) < n {
+					h.Write(make([]byte, n-len(data)))
+				}
 			}
-			n := int(min(ChunkSize, i.Size-uint64(c)*ChunkSize))
-			h.Write(data[:min(len(data), n)])
-			if len(data) < n {
-				h.Write(make([]byte, n-len(data)))
-			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	if err != nil {
 		problem(nil, "inode %d: reading content: %v", ino, err)
 		return

@@ -27,6 +27,12 @@ type Inode struct {
 	Subdirs                    uint32 // directories: number of child directories
 	Links                      []Link // every name of this inode; directories have one
 	Target                     string // symlinks: the target
+	Blob                       uint64 // regular files: generation of the blob holding the content; 0: KV chunks
+	Xattrs                     uint32 // number of user xattrs
+
+	// legacy: decoded from a record without Blob and Xattrs (written
+	// before they existed), so Xattrs is unknown.
+	legacy bool
 }
 
 // IsDir reports whether the inode is a directory.
@@ -80,7 +86,10 @@ func (i *Inode) encode() []byte {
 		b = append(b, l.Name...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(i.Target)))
-	return append(b, i.Target...)
+	b = append(b, i.Target...)
+	// Trailing fields added later: records written before them end here.
+	b = binary.AppendUvarint(b, i.Blob)
+	return binary.AppendUvarint(b, uint64(i.Xattrs))
 }
 
 var errCorrupt = errors.New("store: corrupt inode record")
@@ -108,6 +117,12 @@ func decodeInode(b []byte) (*Inode, error) {
 		i.Links = append(i.Links, Link{p, d.str()})
 	}
 	i.Target = d.str()
+	if len(d.b) > 0 {
+		i.Blob = d.uvarint()
+		i.Xattrs = uint32(d.uvarint())
+	} else {
+		i.legacy = true
+	}
 	if d.err {
 		return nil, fmt.Errorf("%w (ino %d)", errCorrupt, i.Ino)
 	}

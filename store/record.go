@@ -61,14 +61,31 @@ func getRecord(t backend.Txn, ino uint64) (*Record, error) {
 	return r, nil
 }
 
-// record loads the record of ino with pending access stats applied.
+// storedRecord loads the record of ino as stored, through the record
+// cache. Writers of a record change it in a copy they store, then call
+// s.recs.Set or Forget.
+func (s *Store) storedRecord(ino uint64) (*Record, error) {
+	if c, ok, epoch := s.recs.Get(ino); ok {
+		return &c, nil
+	} else {
+		var r *Record
+		err := s.kv.View(func(t backend.Txn) error {
+			var err error
+			r, err = getRecord(t, ino)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.recs.Fill(ino, *r, epoch)
+		return r, nil
+	}
+}
+
+// record loads the record of ino with pending access stats applied (for
+// readers: a writer storing it would count them twice; see storedRecord).
 func (s *Store) record(ino uint64) (*Record, error) {
-	var r *Record
-	err := s.kv.View(func(t backend.Txn) error {
-		var err error
-		r, err = getRecord(t, ino)
-		return err
-	})
+	r, err := s.storedRecord(ino)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +150,9 @@ func (s *Store) flushAccess() error {
 			}
 			return nil
 		})
+		for _, ino := range part {
+			s.recs.Forget(ino)
+		}
 		s.unlock()
 		if err != nil {
 			s.requeueAccess(inos, pending)

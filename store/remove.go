@@ -80,13 +80,14 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 		suffix := "." + s.now().UTC().Format("20060102T150405.000000000")
 		dest = name[:min(len(name), NameMax-len(suffix))] + suffix
 	}
-	rec, err := s.record(i.Ino)
+	rec, err := s.storedRecord(i.Ino)
 	if err != nil {
 		return "", err
 	}
 	rec.Trashed, rec.TrashedFrom = s.now().UnixNano(), orig
 	// The move and the record of where it came from: one transaction.
 	err = s.renameWith(dir, name, tdir, dest, 0, func(t backend.Txn) error { return putRecord(t, i.Ino, rec) })
+	s.recs.Forget(i.Ino)
 	if err != nil {
 		return "", err
 	}
@@ -111,7 +112,7 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 	if last && !open {
 		// The common case, a closed file's last name: one transaction
 		// drops the name and everything of the inode.
-		keys, err := s.inodeKeys(i.Ino)
+		keys, err := s.closedInodeKeys(i)
 		if err != nil {
 			return err
 		}
@@ -129,6 +130,10 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 			}
 			s.dcDel(dir, name)
 			s.tails.Forget(i.Ino)
+			s.recs.Forget(i.Ino)
+			if i.Blob != 0 && s.blobs != nil {
+				s.blobs.retireAll(i.Ino)
+			}
 			s.forget(i.Ino)
 			s.event(Removed, i.Ino)
 			return nil
@@ -162,6 +167,10 @@ func (s *Store) purge(ino uint64) error {
 		return err
 	}
 	s.tails.Forget(ino)
+	s.recs.Forget(ino)
+	if s.blobs != nil {
+		s.blobs.retireAll(ino)
+	}
 	s.forget(ino)
 	s.event(Removed, ino)
 	return nil
@@ -187,6 +196,22 @@ func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 		return nil, err
 	}
 	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.InodeKey(ino)), nil
+}
+
+// closedInodeKeys is inodeKeys for a closed file, without scanning when
+// the inode says where its keys are: its chunks follow from its size, and
+// its xattr count says whether there are any to look for.
+func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
+	if i.legacy || i.Xattrs > 0 || !i.IsReg() {
+		return s.inodeKeys(i.Ino)
+	}
+	var keys [][]byte
+	if i.Blob == 0 {
+		for c := uint64(0); c*ChunkSize < i.Size; c++ {
+			keys = append(keys, backend.ChunkKey(i.Ino, uint32(c)))
+		}
+	}
+	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.InodeKey(i.Ino)), nil
 }
 
 // cleanOrphans frees inodes that were unlinked while open when the last

@@ -44,6 +44,10 @@ type Options struct {
 	OnChange func([]Change)
 	// Logger receives warnings; nil means log.Default().
 	Logger *log.Logger
+	// BlobDir, when set, holds the content of files larger than one chunk
+	// as plain files (blob.go); empty keeps all content in the KV (an
+	// encrypted store must, so that no plaintext reaches the disk).
+	BlobDir string
 }
 
 // Notifier is told about changes made behind the kernel's back. Calls are
@@ -92,6 +96,13 @@ type Store struct {
 	accMu  sync.Mutex
 	access map[uint64]accessStat
 
+	// recs caches records as stored (record.go); every writer of a record
+	// holds mu and calls Set or Forget after its transaction.
+	recs *cache.Fill[uint64, Record]
+
+	// blobs holds large files' content; nil when Options.BlobDir is empty.
+	blobs *blobDir
+
 	stop chan struct{}
 	done sync.WaitGroup
 }
@@ -102,12 +113,16 @@ const idLease = 4096
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
 		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, dc: map[uint64]*listing{},
-		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024)}
+		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
+		recs: cache.NewFill[uint64, Record](4096)}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = log.Default()
+	}
+	if o.BlobDir != "" {
+		s.blobs = &blobDir{dir: o.BlobDir}
 	}
 	if s.opts.ScratchAge == 0 {
 		s.opts.ScratchAge = 3 * time.Second
@@ -116,6 +131,9 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 		return nil, err
 	}
 	if err := s.cleanOrphans(); err != nil {
+		return nil, err
+	}
+	if err := s.cleanBlobs(); err != nil {
 		return nil, err
 	}
 	s.done.Add(1)
@@ -139,7 +157,7 @@ func (s *Store) Close() error {
 		}
 	}
 	err := s.flushAccess()
-	if serr := s.kv.Sync(); err == nil {
+	if serr := s.Sync(); err == nil {
 		err = serr
 	}
 	return err
@@ -236,6 +254,18 @@ func (s *Store) inode(ino uint64) (*Inode, error) {
 	if i, err = decodeInode(v); err != nil {
 		return nil, err
 	}
+	if i.legacy {
+		// Written before inodes counted their xattrs: count them once,
+		// so the count is right when the inode is next written.
+		n := 0
+		err := s.kv.View(func(t backend.Txn) error {
+			return t.Scan(backend.XattrPrefix(ino), nil, true, func(_, _ []byte) bool { n++; return true })
+		})
+		if err != nil {
+			return nil, err
+		}
+		i.Xattrs, i.legacy = uint32(n), false
+	}
 	s.icMu.Lock()
 	if c := s.inodes[ino]; c != nil {
 		i = c
@@ -316,6 +346,13 @@ func (s *Store) flusher() {
 		case <-t.C:
 			if err := s.flushAccess(); err != nil {
 				s.log.Printf("mnemofs: saving access times: %v", err)
+			}
+			if s.blobs != nil && s.blobs.pending() {
+				// Replaced and removed blobs go once the KV that no
+				// longer points at them is durable.
+				if err := s.Sync(); err != nil {
+					s.log.Printf("mnemofs: syncing the store: %v", err)
+				}
 			}
 		}
 	}

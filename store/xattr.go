@@ -91,6 +91,9 @@ func (s *Store) SetXattr(ino uint64, name string, val []byte, flags uint32) erro
 		case flags&XattrReplace != 0 && !exists:
 			return syscall.ENODATA
 		}
+		if !exists {
+			i.Xattrs++
+		}
 		return t.Set(backend.XattrKey(ino, name), val)
 	}, i)
 }
@@ -113,6 +116,9 @@ func (s *Store) RemoveXattr(ino uint64, name string) error {
 				return syscall.ENODATA
 			}
 			return err
+		}
+		if i.Xattrs > 0 {
+			i.Xattrs--
 		}
 		return t.Delete(backend.XattrKey(ino, name))
 	}, i)

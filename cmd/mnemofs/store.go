@@ -79,7 +79,13 @@ func openStore(dataDir string, n store.Notifier, onChange func([]store.Change)) 
 	case err != nil:
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
 	}
-	st, err := store.Open(kv, store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger})
+	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger}
+	if key == nil {
+		// Large files' content as plain files beside Badger; never for
+		// an encrypted store, whose content must not reach the disk.
+		opts.BlobDir = filepath.Join(dataDir, "blobs")
+	}
+	st, err := store.Open(kv, opts)
 	if err != nil {
 		kv.Close()
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Blob files hold the content of files larger than one chunk, beside the KV
+// (Options.BlobDir): a sequential write or an append is then one pwrite into
+// the page cache instead of a copy through Badger's value log, and a large
+// file is read with pread. Small files (up to ChunkSize) stay in the KV.
+//
+// A blob is named by its inode and a generation, <dir>/<ino%256>/<ino>-<gen>;
+// Inode.Blob holds the committed generation (0: the content is in KV chunks).
+// Bytes past the committed size are not part of the file, so appends write
+// into the committed blob in place; any change to committed bytes (an
+// overwrite, a truncation below the committed size) first copies the blob to
+// the next generation (copy on write), so the committed content stays whole
+// until the commit that points the inode at the new one. Replaced
+// generations, and the blobs of removed files, are deleted after the next
+// Sync of the KV (a crash before it may still point at them; the store
+// syncs within seconds when some wait). Generations no inode points to (a crash between
+// a copy and its commit) are deleted when the store opens and by fsck.
+type blobDir struct {
+	dir string
+
+	mu sync.Mutex
+	// stale are replaced generations, deleted after the next KV sync.
+	stale []blobID
+	// fresh are inodes with a blob created since their last fsync: its
+	// name is not durable until the shard directory is synced.
+	fresh map[uint64]bool
+}
+
+type blobID struct{ ino, gen uint64 }
+
+func (b *blobDir) path(ino, gen uint64) string {
+	return filepath.Join(b.dir, fmt.Sprintf("%02x", ino%256), strconv.FormatUint(ino, 10)+"-"+strconv.FormatUint(gen, 10))
+}
+
+// create makes an empty blob (replacing a leftover of an earlier crash).
+func (b *blobDir) create(ino, gen uint64) (*os.File, error) {
+	p := b.path(ino, gen)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
+			f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		}
+	}
+	return f, err
+}
+
+func (b *blobDir) open(ino, gen uint64) (*os.File, error) {
+	f, err := os.OpenFile(b.path(ino, gen), os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("store: content file of inode %d (generation %d) is missing: %v", ino, gen, err)
+	}
+	return f, err
+}
+
+// created notes a new blob of ino whose name is not yet durable.
+func (b *blobDir) created(ino uint64) {
+	b.mu.Lock()
+	if b.fresh == nil {
+		b.fresh = map[uint64]bool{}
+	}
+	b.fresh[ino] = true
+	b.mu.Unlock()
+}
+
+// syncNew makes the name of a blob of ino created since its last sync
+// durable.
+func (b *blobDir) syncNew(ino uint64) error {
+	b.mu.Lock()
+	fresh := b.fresh[ino]
+	delete(b.fresh, ino)
+	b.mu.Unlock()
+	if !fresh {
+		return nil
+	}
+	d, err := os.Open(filepath.Dir(b.path(ino, 1)))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// retire queues a replaced generation for deletion after the next sync.
+func (b *blobDir) retire(ino, gen uint64) {
+	b.mu.Lock()
+	b.stale = append(b.stale, blobID{ino, gen})
+	b.mu.Unlock()
+}
+
+// synced deletes the generations retired before a KV sync that succeeded.
+func (b *blobDir) synced() {
+	b.mu.Lock()
+	stale := b.stale
+	b.stale = nil
+	b.mu.Unlock()
+	for _, id := range stale {
+		os.Remove(b.path(id.ino, id.gen))
+	}
+}
+
+func (b *blobDir) removeGen(ino, gen uint64) { os.Remove(b.path(ino, gen)) }
+
+// pending reports whether generations wait for a sync to be deleted.
+func (b *blobDir) pending() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.stale) > 0
+}
+
+// retireAll queues every generation of ino (the inode is gone) for
+// deletion after the next sync.
+func (b *blobDir) retireAll(ino uint64) {
+	matches, _ := filepath.Glob(filepath.Join(b.dir, fmt.Sprintf("%02x", ino%256), strconv.FormatUint(ino, 10)+"-*"))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.fresh, ino)
+	for _, m := range matches {
+		if _, g, ok := strings.Cut(filepath.Base(m), "-"); ok {
+			if gen, err := strconv.ParseUint(g, 10, 64); err == nil {
+				b.stale = append(b.stale, blobID{ino, gen})
+			}
+		}
+	}
+}
+
+// list returns every blob on disk.
+func (b *blobDir) list() ([]blobID, error) {
+	shards, err := os.ReadDir(b.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []blobID
+	for _, sh := range shards {
+		ents, err := os.ReadDir(filepath.Join(b.dir, sh.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			a, g, ok := strings.Cut(e.Name(), "-")
+			ino, err1 := strconv.ParseUint(a, 10, 64)
+			gen, err2 := strconv.ParseUint(g, 10, 64)
+			if ok && err1 == nil && err2 == nil {
+				ids = append(ids, blobID{ino, gen})
+			}
+		}
+	}
+	return ids, nil
+}
+
+// copyRange copies n bytes from the start of src to the start of dst,
+// in the kernel where it can.
+func copyRange(dst, src *os.File, n int64) error {
+	var off, doff int64
+	for off < n {
+		c, err := unix.CopyFileRange(int(src.Fd()), &off, int(dst.Fd()), &doff, int(n-off), 0)
+		if err != nil || c == 0 {
+			if err == nil || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
+				_, err = io.Copy(io.NewOffsetWriter(dst, doff), io.NewSectionReader(src, off, n-off))
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// readBlob reads [off, off+len(dest)) of a blob; bytes past its end read
+// as zeros (a file extended by truncate).
+func readBlob(f *os.File, dest []byte, off uint64) error {
+	n, err := f.ReadAt(dest, int64(off))
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	clear(dest[n:])
+	return err
+}
