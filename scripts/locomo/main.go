@@ -124,8 +124,13 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	dump := flag.String("dump", "", "write per-question results as JSONL to this file")
 	noWrite := flag.Bool("no-write", false, "do not write the turns (the store already holds them)")
+	inProc := flag.Bool("inproc", false, "no mount: an in-memory store and the views engine in this process (for quick iteration)")
 	flag.Parse()
-	if *mnt == "" {
+	var ip *inproc
+	switch {
+	case *inProc:
+		ip = newInproc()
+	case *mnt == "":
 		fail("-mnt is required")
 	}
 	convs := load(*dir, *only)
@@ -137,7 +142,11 @@ func main() {
 	if !*noWrite {
 		t0 := time.Now()
 		for _, c := range convs {
-			write(*mnt, c)
+			if ip != nil {
+				ip.write(c)
+			} else {
+				write(*mnt, c)
+			}
 		}
 		rep.WriteSeconds = time.Since(t0).Seconds()
 	}
@@ -149,7 +158,13 @@ func main() {
 		out = json.NewEncoder(f)
 		out.SetEscapeHTML(false)
 	}
-	query(filepath.Join(*mnt, "by-user", convs[0].ID, "search", "warm up")) // not counted
+	ask := func(user, name string) ([]string, time.Duration) {
+		if ip != nil {
+			return ip.query(user, name)
+		}
+		return query(filepath.Join(*mnt, "by-user", user, "search", name))
+	}
+	ask(convs[0].ID, "warm up") // not counted
 	for _, c := range convs {
 		for i, q := range c.QA {
 			ev := rep.evidence(c, q.Evidence)
@@ -159,7 +174,7 @@ func main() {
 			}
 			name, trunc, esc := queryName(q.Question, *k)
 			rep.Truncated, rep.Escaped = rep.Truncated+b2i(trunc), rep.Escaped+b2i(esc)
-			top, lat := query(filepath.Join(*mnt, "by-user", c.ID, "search", name))
+			top, lat := ask(c.ID, name)
 			r := score(c, q, ev, top)
 			r.Index, r.Query, r.LatencyMS = i, name, ms(lat)
 			for _, a := range []*agg{rep.Overall, at(rep.ByCategory, strconv.Itoa(q.Category)), at(rep.ByConv, c.ID)} {
@@ -278,19 +293,27 @@ func yq(s string) string {
 // write puts every turn of c into the store as one memory file.
 func write(mnt string, c *conv) {
 	for _, t := range c.Order {
-		dir := filepath.Join(mnt, "episodic", "locomo", c.ID, fmt.Sprintf("session_%d", t.Session))
+		dir, name, body := turnFile(c, t)
+		dir = filepath.Join(mnt, filepath.FromSlash(dir))
 		check(os.MkdirAll(dir, 0o755), "writing")
-		var b strings.Builder
-		fmt.Fprintf(&b, "---\nuser: %s\nspeaker: %s\ndia_id: %s\n", yq(c.ID), yq(t.Speaker), yq(t.DiaID))
-		if t.Created != "" {
-			fmt.Fprintf(&b, "created: %s\n", yq(t.Created))
-		}
-		b.WriteString("---\n" + strings.TrimSpace(t.Text) + "\n")
-		if t.Caption != "" {
-			b.WriteString("[image: " + strings.TrimSpace(t.Caption) + "]\n")
-		}
-		check(os.WriteFile(filepath.Join(dir, strings.ReplaceAll(t.DiaID, ":", "_")+".md"), []byte(b.String()), 0o644), "writing")
+		check(os.WriteFile(filepath.Join(dir, name), body, 0o644), "writing")
 	}
+}
+
+// turnFile is the memory file of turn t: its directory (relative to the
+// store's root, '/'-separated), name and content.
+func turnFile(c *conv, t turn) (dir, name string, body []byte) {
+	dir = fmt.Sprintf("episodic/locomo/%s/session_%d", c.ID, t.Session)
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nuser: %s\nspeaker: %s\ndia_id: %s\n", yq(c.ID), yq(t.Speaker), yq(t.DiaID))
+	if t.Created != "" {
+		fmt.Fprintf(&b, "created: %s\n", yq(t.Created))
+	}
+	b.WriteString("---\n" + strings.TrimSpace(t.Text) + "\n")
+	if t.Caption != "" {
+		b.WriteString("[image: " + strings.TrimSpace(t.Caption) + "]\n")
+	}
+	return dir, strings.ReplaceAll(t.DiaID, ":", "_") + ".md", []byte(b.String())
 }
 
 var loose = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
