@@ -32,7 +32,8 @@ type doc struct {
 	order  string // position in the group
 	length uint32
 	live   bool
-	pos    int // index in its group's ordered list (valid when cached)
+	pos    int  // index in its group's ordered list (valid when cached)
+	win    bool // scored as a window (see windowed; valid when cached)
 }
 
 // Index is an in-memory BM25 index.
@@ -251,11 +252,12 @@ func (x *Index) sortedGroups() {
 			delete(x.seq, g)
 			continue
 		}
-		for i, id := range ids {
-			x.docs[id].pos = i
-		}
 		x.groups[g] = ids
 		x.seq[g] = x.isSequence(g, ids)
+		for i, id := range ids {
+			d := &x.docs[id]
+			d.pos, d.win = i, x.seq[g] && d.length <= shortDoc
+		}
 	}
 }
 

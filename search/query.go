@@ -12,32 +12,13 @@ type Options struct {
 	K int
 	// Filter, if set, keeps only files for which it returns true.
 	Filter func(ino uint64) bool
-	// Neighbours is the weight of a document's neighbours' scores in its
-	// own (0: off). Short documents that continue each other (chat turns,
-	// log lines) often hold the answer one step away from the words that
-	// find them: mostly the step after (a reply, a result), sometimes the
-	// one before.
+	// Neighbours is the weight of a document's nearest neighbours in its
+	// context window (0: off; see window.go). Short documents that
+	// continue each other (chat turns, log lines) often hold the answer
+	// one step away from the words that find them: mostly the step after
+	// (a reply, a result), sometimes the one before.
 	Neighbours float64
 }
-
-// Neighbours only count in sequences of short documents (isSequence: a
-// log's lines, or at least minGroup siblings named alike but for their
-// numbers, like a session's turns), each document of at most shortDoc
-// terms.
-const (
-	minGroup = 4
-	shortDoc = 80
-)
-
-// A score reaches window steps forward (a reply, a result) at full weight
-// and backward at backShare of it, each step decay times the one before.
-const (
-	window    = 2
-	backShare = 0.5
-	decay     = 0.5
-	// sequenceWeight scales the sequence prior (see Search).
-	sequenceWeight = 1.0
-)
 
 // Hit is one ranked file.
 type Hit struct {
@@ -61,30 +42,16 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 		return nil
 	}
 	avg := float64(x.totalLen) / float64(x.live)
-	acc := getScratch(len(x.docs))
+	var rs []reach
+	if o.Neighbours > 0 {
+		rs = reaches(o.Neighbours)
+	}
+	lists, idfs := x.queryTerms(terms)
+	acc := getScratch(len(x.docs), len(lists))
 	defer putScratch(acc)
 	base, score := acc.base, acc.score
-	seen := map[string]bool{}
-	for _, t := range terms {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		ps := x.post[t]
-		if ps == nil {
-			continue
-		}
-		df := 0
-		for c := (cursor{b: ps.b}); ; {
-			doc, _, ok := c.next()
-			if !ok {
-				break
-			}
-			if x.docs[doc].live {
-				df++
-			}
-		}
-		idf := math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
+	for qi, ps := range lists {
+		idf := idfs[qi]
 		for c := (cursor{b: ps.b}); ; {
 			doc, tfi, ok := c.next()
 			if !ok {
@@ -99,51 +66,45 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 				acc.touched = append(acc.touched, doc)
 			}
 			base[doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
-		}
-	}
-	add := func(id uint32, v float64) {
-		if score[id] == 0 && base[id] == 0 {
-			acc.touched = append(acc.touched, id) // a neighbour without a score of its own
-		}
-		score[id] += v
-	}
-	for _, id := range acc.touched[:len(acc.touched):len(acc.touched)] {
-		s := base[id]
-		score[id] += s
-		d := &x.docs[id]
-		if o.Neighbours <= 0 {
-			continue
-		}
-		g := x.groups[d.group]
-		if !x.seq[d.group] || d.length > shortDoc || d.pos >= len(g) || g[d.pos] != id {
-			continue
-		}
-		w := o.Neighbours * s
-		for step := 1; step <= window; step++ {
-			if d.pos-step >= 0 {
-				add(g[d.pos-step], w*backShare)
+			if rs == nil {
+				continue
 			}
-			if d.pos+step < len(g) {
-				add(g[d.pos+step], w)
+			if g, ok := x.windowed(doc); ok {
+				x.spread(acc, doc, g, qi, tf, rs)
 			}
-			w *= decay
 		}
 	}
-	if o.Neighbours > 0 {
-		// Sequence prior: every member of a sequence of short documents
-		// (a session) also scores its sequence's best match, so the
-		// sessions about the question come first, and within them the
-		// turns that match or follow a match.
+	for _, id := range acc.touched {
+		score[id] = base[id]
+	}
+	if rs != nil {
+		wavg := windowAvg(avg, rs)
 		gbest := map[uint64]float64{}
-		for _, id := range acc.touched[:len(acc.touched):len(acc.touched)] {
-			d := &x.docs[id]
-			if x.seq[d.group] && d.length <= shortDoc && base[id] > gbest[d.group] {
-				gbest[d.group] = base[id]
+		var lastG uint64
+		var g []uint32
+		for _, id := range acc.slotted {
+			if base[id] == 0 {
+				acc.touched = append(acc.touched, id) // a neighbour without a match of its own
+			}
+			if gid := x.docs[id].group; gid != lastG || g == nil {
+				lastG, g = gid, x.groups[gid]
+			}
+			s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs), wavg)
+			score[id] = s
+			if s > gbest[lastG] {
+				gbest[lastG] = s
 			}
 		}
+		// Sequence prior: every member of a sequence of short documents
+		// (a session) also scores its sequence's best window, so the
+		// sessions about the question come first, and within them the
+		// windows that match best.
 		for gid, v := range gbest {
 			for _, id := range x.groups[gid] {
-				add(id, sequenceWeight*v)
+				if score[id] == 0 && base[id] == 0 {
+					acc.touched = append(acc.touched, id)
+				}
+				score[id] += sequenceWeight * v
 			}
 		}
 	}
@@ -155,6 +116,34 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	}
 	out, _ := x.pick(acc, o, len(acc.touched))
 	return out
+}
+
+// queryTerms returns the posting lists of the distinct query terms found
+// in the index and their IDF.
+func (x *Index) queryTerms(terms []string) ([]*postings, []float64) {
+	var lists []*postings
+	var idfs []float64
+	seen := map[string]bool{}
+	for _, t := range terms {
+		ps := x.post[t]
+		if seen[t] || ps == nil {
+			continue
+		}
+		seen[t] = true
+		df := 0
+		for c := (cursor{b: ps.b}); ; {
+			doc, _, ok := c.next()
+			if !ok {
+				break
+			}
+			if x.docs[doc].live {
+				df++
+			}
+		}
+		lists = append(lists, ps)
+		idfs = append(idfs, math.Log(1+(float64(x.live)-float64(df)+0.5)/(float64(df)+0.5)))
+	}
+	return lists, idfs
 }
 
 // pick returns the best K files among the touched documents, looking at
@@ -241,29 +230,53 @@ func (h *minHeap) Pop() any {
 }
 
 // scratch is per-query score space, dense by document number and reused:
-// only the touched entries are cleared after use.
+// only the touched entries are cleared after use. Windowed documents also
+// get a slot of per-query-term frequencies (slot[id] is its number plus
+// one, 0 for none).
 type scratch struct {
 	base, score []float64
 	touched     []uint32
+	slot        []uint32
+	slotted     []uint32
+	tfs         []float64
+	nq          int
 }
 
 var scratchPool sync.Pool
 
-func getScratch(n int) *scratch {
+func getScratch(n, nq int) *scratch {
 	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
 	if len(s.base) < n {
-		s.base, s.score = make([]float64, n+n/4), make([]float64, n+n/4)
+		s.base, s.score, s.slot = make([]float64, n+n/4), make([]float64, n+n/4), make([]uint32, n+n/4)
 	}
+	s.nq = nq
 	return s
+}
+
+// tf returns the term frequencies of document id's window, made if need be.
+func (s *scratch) tf(id uint32) []float64 {
+	i := s.slot[id]
+	if i == 0 {
+		s.slotted = append(s.slotted, id)
+		i = uint32(len(s.slotted))
+		s.slot[id] = i
+		for range s.nq {
+			s.tfs = append(s.tfs, 0)
+		}
+	}
+	return s.tfs[int(i-1)*s.nq : int(i)*s.nq]
 }
 
 func putScratch(s *scratch) {
 	for _, id := range s.touched {
 		s.base[id], s.score[id] = 0, 0
 	}
-	s.touched = s.touched[:0]
+	for _, id := range s.slotted {
+		s.slot[id] = 0
+	}
+	s.touched, s.slotted, s.tfs = s.touched[:0], s.slotted[:0], s.tfs[:0]
 	scratchPool.Put(s)
 }
