@@ -17,8 +17,8 @@ const DefaultK = 10
 // MaxK bounds k:N.
 const MaxK = 1000
 
-// neighbourWeight is how much a memory draws on its neighbours' scores
-// (see search.Options.Neighbours).
+// neighbourWeight is the weight of a memory's nearest neighbours in its
+// context window (see search.Options.Neighbours).
 const neighbourWeight = 0.5
 
 // Query is a parsed search directory name.
