@@ -74,6 +74,9 @@ func (s *Store) Open(ino uint64, forRead bool) error {
 	if err != nil {
 		return err
 	}
+	if i.IsReg() && !s.Visible(ino) {
+		return syscall.EACCES
+	}
 	if forRead {
 		s.touch(ino)
 	}

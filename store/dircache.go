@@ -77,6 +77,15 @@ func (s *Store) lookup(dir uint64, name string) (uint64, uint32, error) {
 
 // ReadDir lists directory dir in name order.
 func (s *Store) ReadDir(dir uint64) ([]Dirent, error) {
+	ents, err := s.readDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return s.visibleEntries(ents), nil
+}
+
+// readDir is ReadDir without isolation.
+func (s *Store) readDir(dir uint64) ([]Dirent, error) {
 	l, err := s.listing(dir)
 	if err != nil {
 		return nil, err

@@ -179,6 +179,9 @@ func (b *bulk) addFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	ino, _, lerr := s.lookup(parent, name)
 	if lerr == nil {
 		s.unlock()
+		if !s.Visible(ino) {
+			return fmt.Errorf("%s: %w", name, syscall.EACCES)
+		}
 		return s.overwrite(ino, data)
 	}
 	if parent == RootIno && s.opts.Reserved[name] {
@@ -196,7 +199,7 @@ func (b *bulk) addFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	}
 	i := &Inode{Ino: ino, Mode: syscall.S_IFREG | perm, Uid: own.Uid, Gid: own.Gid, Size: uint64(len(data)),
 		Atime: mtime, Mtime: mtime, Ctime: s.now().UnixNano(), Btime: mtime, Links: []Link{{parent, name}}}
-	rec := &Record{Version: 1, Modified: mtime}
+	rec := &Record{Version: 1, Modified: mtime, Owner: s.opts.User}
 	rec.applyParse(memory.Parse(name, data))
 	rec.SHA256 = sha(data)
 	for off, idx := 0, uint32(0); off < len(data); off, idx = off+ChunkSize, idx+1 {

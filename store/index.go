@@ -36,7 +36,7 @@ func (s *Store) Memories(fn func(Info) error) error {
 	}
 	for _, x := range recs {
 		i, err := s.Attr(x.ino)
-		if err != nil || !i.IsReg() || len(i.Links) == 0 {
+		if err != nil || !i.IsReg() || len(i.Links) == 0 || !s.visibleRecord(x.r) {
 			continue
 		}
 		p, err := s.Path(x.ino)

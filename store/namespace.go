@@ -42,6 +42,9 @@ func (s *Store) Lookup(dir uint64, name string) (Inode, error) {
 	if err != nil {
 		return Inode{}, err
 	}
+	if !s.Visible(ino) {
+		return Inode{}, syscall.ENOENT
+	}
 	return s.Attr(ino)
 }
 
@@ -64,6 +67,9 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 		return nil, syscall.ENOENT // removed directory
 	}
 	if _, _, err := s.lookup(dir, name); err == nil {
+		if s.hiddenName(dir, name) {
+			return nil, syscall.EACCES
+		}
 		return nil, syscall.EEXIST
 	} else if !errors.Is(err, syscall.ENOENT) {
 		return nil, err
@@ -116,7 +122,7 @@ func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, 
 	s.mu.Lock()
 	defer s.unlock()
 	i, err := s.newNode(dir, name, syscall.S_IFREG|perm&0o7777, own, "", func(t backend.Txn, i *Inode) error {
-		return putRecord(t, i.Ino, &Record{SHA256: EmptySHA256})
+		return putRecord(t, i.Ino, &Record{SHA256: EmptySHA256, Owner: s.opts.User})
 	})
 	if err != nil {
 		return Inode{}, err
@@ -203,7 +209,13 @@ func (s *Store) Link(ino, dir uint64, name string) (Inode, error) {
 		return Inode{}, err
 	}
 	if _, _, err := s.lookup(dir, name); err == nil {
+		if s.hiddenName(dir, name) {
+			return Inode{}, syscall.EACCES
+		}
 		return Inode{}, syscall.EEXIST
+	}
+	if !s.Visible(ino) {
+		return Inode{}, syscall.ENOENT
 	}
 	now := s.now().UnixNano()
 	i.addLink(dir, name)

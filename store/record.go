@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -26,6 +27,7 @@ type Record struct {
 	BodyOffset   int         `json:"body_offset,omitempty"`
 	HashState    []byte      `json:"hash_state,omitempty"` // sha256 state at HashSize (large files)
 	HashSize     uint64      `json:"hash_size,omitempty"`
+	Owner        string      `json:"owner,omitempty"`   // the user whose mount created it (isolation.go)
 	Trashed      int64       `json:"trashed,omitempty"` // when it was moved to the trash
 	TrashedFrom  string      `json:"trashed_from,omitempty"`
 }
@@ -201,7 +203,7 @@ type Info struct {
 // info builds the Info of a regular file from its inode, path and record.
 func info(i *Inode, p string, r *Record) Info {
 	in := Info{Path: p, Ino: i.Ino, Size: i.Size, SHA256: r.SHA256, Version: r.Version,
-		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.Meta.Users, Entities: r.Meta.Entities,
+		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.audience(), Entities: r.Meta.Entities,
 		Tags: r.Meta.Tags, Importance: r.Meta.Importance, Expires: r.Meta.Expires,
 		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error, BodyOffset: r.BodyOffset,
 		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC()}
@@ -235,6 +237,9 @@ func (s *Store) Info(ino uint64) (Info, error) {
 	r, err := s.record(ino)
 	if err != nil {
 		return Info{}, err
+	}
+	if i.IsReg() && !s.visibleRecord(r) {
+		return Info{}, syscall.ENOENT
 	}
 	p, err := s.Path(ino)
 	if err != nil {

@@ -40,6 +40,9 @@ func (s *Store) Remove(dir uint64, name string) (string, error) {
 	if mode&syscall.S_IFMT == syscall.S_IFDIR {
 		return "", syscall.EISDIR
 	}
+	if !s.Visible(ino) {
+		return "", syscall.ENOENT
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return "", err

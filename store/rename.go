@@ -22,6 +22,12 @@ func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName str
 	if newDir == RootIno && s.opts.Reserved[newName] {
 		return syscall.EEXIST
 	}
+	if s.hiddenName(oldDir, oldName) {
+		return syscall.ENOENT
+	}
+	if s.hiddenName(newDir, newName) {
+		return syscall.EACCES
+	}
 	return s.rename(oldDir, oldName, newDir, newName, flags)
 }
 

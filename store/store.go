@@ -44,6 +44,8 @@ type Options struct {
 	OnChange func([]Change)
 	// Logger receives warnings; nil means log.Default().
 	Logger *log.Logger
+	// User, when set, isolates the store for one user (isolation.go).
+	User string
 	// BlobDir, when set, holds the content of files larger than one chunk
 	// as plain files (blob.go); empty keeps all content in the KV (an
 	// encrypted store must, so that no plaintext reaches the disk).

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/fusefs"
+	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
 
@@ -26,14 +27,19 @@ func reservedNames() map[string]bool { return fusefs.ReservedNames() }
 
 func mountCmd() *cobra.Command {
 	var cfg fusefs.Config
+	var user string
 	c := &cobra.Command{
-		Use:   "mount [--data DIR] [--read-only] [--allow-other] MOUNTPOINT",
+		Use:   "mount [--data DIR] [--user NAME] [--read-only] [--allow-other] MOUNTPOINT",
 		Short: "mount the store at MOUNTPOINT (runs in the foreground; Ctrl-C unmounts)",
 		Args:  exactArgs(1, "MOUNTPOINT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return mount(args[0], cfg)
+			if cmd.Flags().Changed("user") && !store.ValidName(user) {
+				return fail("--user needs a user name usable as a file name (got %q)", user)
+			}
+			return mount(args[0], cfg, user)
 		},
 	}
+	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
@@ -131,7 +137,7 @@ func checkFuse() error {
 	return nil
 }
 
-func mount(mountpoint string, cfg fusefs.Config) error {
+func mount(mountpoint string, cfg fusefs.Config, user string) error {
 	mnt, err := filepath.Abs(mountpoint)
 	if err != nil {
 		return err
@@ -165,7 +171,7 @@ func mount(mountpoint string, cfg fusefs.Config) error {
 	n := fusefs.NewNotifier()
 	cfg.Logger = log.New(os.Stderr, "mnemofs: ", 0)
 	eng := views.NewEngine(cfg.Logger)
-	kv, st, err := openStore(data, n, eng.Handle)
+	kv, st, err := openStore(data, user, n, eng.Handle)
 	if err != nil {
 		return err
 	}
@@ -205,7 +211,11 @@ func mount(mountpoint string, cfg fusefs.Config) error {
 		unmount()
 	}()
 	stopProfile := startProfile()
-	fmt.Printf("mnemofs: mounted %s at %s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, mnt)
+	as := ""
+	if user != "" {
+		as = " for user " + user
+	}
+	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, as, mnt)
 	srv.Wait()
 	stopProfile()
 	signal.Stop(sig)

@@ -64,7 +64,7 @@ func encryptionKey() ([]byte, error) {
 }
 
 // openStore opens the store in dataDir, which the caller has locked.
-func openStore(dataDir string, n store.Notifier, onChange func([]store.Change)) (backend.KV, *store.Store, error) {
+func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change)) (backend.KV, *store.Store, error) {
 	key, err := encryptionKey()
 	if err != nil {
 		return nil, nil, err
@@ -79,7 +79,7 @@ func openStore(dataDir string, n store.Notifier, onChange func([]store.Change)) 
 	case err != nil:
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
 	}
-	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger}
+	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger, User: user}
 	if key == nil {
 		// Large files' content as plain files beside Badger; never for
 		// an encrypted store, whose content must not reach the disk.
@@ -120,7 +120,7 @@ func run(req control.Request, p control.Progress, result any) error {
 		eng = views.NewEngine(nil)
 		onChange = eng.Handle
 	}
-	kv, st, err := openStore(dir, nil, onChange)
+	kv, st, err := openStore(dir, "", nil, onChange)
 	if err != nil {
 		return err
 	}
