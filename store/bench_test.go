@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
@@ -48,14 +49,15 @@ func BenchmarkAppendLine(b *testing.B) {
 // BenchmarkUnlinkNew and BenchmarkRename are the store's share of unlink
 // (a file younger than the scratch age: really deleted) and of a rename
 // to another directory.
-func BenchmarkUnlinkNew(b *testing.B) { benchNamespace(b, false) }
-func BenchmarkRename(b *testing.B)    { benchNamespace(b, true) }
+func BenchmarkUnlinkNew(b *testing.B)   { benchNamespace(b, false, 0) }
+func BenchmarkUnlinkTrash(b *testing.B) { benchNamespace(b, false, -1) }
+func BenchmarkRename(b *testing.B)      { benchNamespace(b, true, 0) }
 
-func benchNamespace(b *testing.B, rename bool) {
+func benchNamespace(b *testing.B, rename bool, scratch time.Duration) {
 	dir := b.TempDir()
 	kv, err := backend.OpenBadger(filepath.Join(dir, "db"), backend.Options{})
 	must(b, err)
-	s, err := Open(kv, Options{BlobDir: filepath.Join(dir, "blobs")})
+	s, err := Open(kv, Options{BlobDir: filepath.Join(dir, "blobs"), ScratchAge: scratch})
 	must(b, err)
 	defer kv.Close()
 	defer s.Close()

@@ -57,6 +57,9 @@ type Engine struct {
 	queue     []store.Change
 	enq, done uint64
 	stopped   bool
+	// waiters counts readers in Ready: the worker applies at once for them
+	// and otherwise lets changes settle first (see settle).
+	waiters int
 	finished  chan struct{}
 }
 
@@ -99,19 +102,33 @@ func (e *Engine) Stop() {
 func (e *Engine) Ready() {
 	e.qMu.Lock()
 	target := e.enq
-	for e.done < target {
-		e.qCond.Wait()
+	if e.done < target {
+		e.waiters++
+		e.qCond.Broadcast() // the worker stops settling
+		for e.done < target {
+			e.qCond.Wait()
+		}
+		e.waiters--
 	}
 	e.qMu.Unlock()
 }
+
+// settle is how long the worker lets changes gather before applying them
+// when nobody waits for them: a burst of appends to one log, or of writes
+// to one file, is then indexed once. Any reader (Ready) ends the wait, so
+// a closed file is still found by the next search at once.
+const settle = 20 * time.Millisecond
 
 // Handle receives the store's change events.
 func (e *Engine) Handle(ch []store.Change) {
 	e.qMu.Lock()
 	if !e.stopped {
+		idle := len(e.queue) == 0
 		e.queue = append(e.queue, ch...)
 		e.enq += uint64(len(ch))
-		e.qCond.Broadcast()
+		if idle {
+			e.qCond.Broadcast() // wake the worker; later changes let it settle
+		}
 	}
 	e.qMu.Unlock()
 }
@@ -131,6 +148,18 @@ func (e *Engine) run() {
 		e.qMu.Lock()
 		for len(e.queue) == 0 && !e.stopped {
 			e.qCond.Wait()
+		}
+		if e.waiters == 0 && !e.stopped {
+			end := time.Now().Add(settle)
+			t := time.AfterFunc(settle, func() {
+				e.qMu.Lock()
+				e.qCond.Broadcast()
+				e.qMu.Unlock()
+			})
+			for e.waiters == 0 && !e.stopped && time.Now().Before(end) {
+				e.qCond.Wait()
+			}
+			t.Stop()
 		}
 		batch := e.queue
 		e.queue = nil
