@@ -56,7 +56,7 @@ func (g *genFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrO
 
 func (g *genFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
-		return nil, 0, syscall.EACCES
+		return nil, 0, syscall.EROFS // generated, as every name in the views
 	}
 	b, err := g.gen()
 	if err != nil {
@@ -66,7 +66,7 @@ func (g *genFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32
 }
 
 func (g *genFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EACCES
+	return syscall.EROFS
 }
 
 // snapshot is an open generated file: its bytes as of open.

@@ -486,7 +486,6 @@ contains "cat 'context/ramen user:bob'" "$ctx" "Bob eats steak and ramen"
 lacks "cat 'context/ramen user:bob': no alice memory among the relevant ones" "${ctx%%## Working memory*}" "Alice is vegetarian"
 n=$(cat 'context/ramen budget:50' | wc -c)
 holds "cat 'context/ramen budget:50' is trimmed to the budget ($n bytes, 0 < n <= 50*4+64)" test "$n" -gt 0 -a "$n" -le 264
-known "SPEC.md section 3 lists context/ among the views (EROFS); the product answers EACCES, as fusefs/views_test.go TestContext expects: decide which is right"
 erofs "echo > context/new" bash -c 'echo x > context/new'
 
 # --- the CLI talks to the running mount -------------------------------------
