@@ -59,8 +59,8 @@ type Engine struct {
 	stopped   bool
 	// waiters counts readers in Ready: the worker applies at once for them
 	// and otherwise lets changes settle first (see settle).
-	waiters int
-	finished  chan struct{}
+	waiters  int
+	finished chan struct{}
 }
 
 type dirSet struct {
