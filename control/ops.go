@@ -33,7 +33,12 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 	case "stats":
 		return st.Stats()
 	case "fsck":
-		return st.Fsck(req.Repair)
+		r, err := st.Fsck(req.Repair)
+		if err == nil && req.Repair && eng != nil {
+			eng.Rebuild() // the index lives in memory: build it again too
+			eng.Ready()
+		}
+		return r, err
 	case "import":
 		return st.Import(req.Src, req.To, store.ProgressFunc(p))
 	case "search":

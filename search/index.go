@@ -61,6 +61,16 @@ func NewIndex() *Index {
 		members: map[uint64][]uint32{}, seq: map[uint64]bool{}}
 }
 
+// Reset empties the index.
+func (x *Index) Reset() {
+	n := NewIndex()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = nil, n.byIno, n.post, 0, 0, 0
+	x.groups, x.members, x.seq = n.groups, n.members, n.seq
+	x.gen++
+}
+
 // Gen changes whenever the index changes.
 func (x *Index) Gen() uint64 {
 	x.mu.RLock()

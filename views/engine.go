@@ -60,6 +60,8 @@ type Engine struct {
 	// waiters counts readers in Ready: the worker applies at once for them
 	// and otherwise lets changes settle first (see settle).
 	waiters  int
+	// rebuild: drop the catalog and index and build them again (Rebuild).
+	rebuild  bool
 	finished chan struct{}
 }
 
@@ -163,15 +165,38 @@ func (e *Engine) run() {
 		}
 		batch := e.queue
 		e.queue = nil
+		rebuild := e.rebuild
+		e.rebuild = false
 		e.qMu.Unlock()
 		if len(batch) == 0 {
 			return // stopped
+		}
+		if rebuild {
+			e.mu.Lock()
+			e.cat = map[uint64]*Entry{}
+			e.gen++
+			e.mu.Unlock()
+			e.idx.Reset()
+			e.build()
 		}
 		for _, c := range merge(batch) {
 			e.apply(c)
 		}
 		e.progress(uint64(len(batch)))
 	}
+}
+
+// Rebuild drops the catalog and the search index and builds them again
+// from the store (fsck --repair on a mounted store); reads wait for it.
+func (e *Engine) Rebuild() {
+	e.qMu.Lock()
+	if !e.stopped {
+		e.rebuild = true
+		e.queue = append(e.queue, store.Change{Kind: store.Changed}) // ino 0: only counts
+		e.enq++
+		e.qCond.Broadcast()
+	}
+	e.qMu.Unlock()
 }
 
 func (e *Engine) isStopped() bool {

@@ -1,9 +1,13 @@
 package views
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -18,5 +22,50 @@ func TestMerge(t *testing.T) {
 	want := []store.Change{ch(store.Changed, 1, 10), ch(store.Changed, 3, 0), ch(store.Removed, 2, 0)}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("merge = %+v, want %+v", got, want)
+	}
+}
+
+func TestRebuildDropsStaleIndex(t *testing.T) {
+	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	e := NewEngine(nil)
+	st, err := store.Open(kv, store.Options{OnChange: e.Handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e.Start(st)
+	defer e.Stop()
+	for i, text := range []string{"alpha memory", "beta memory"} {
+		in, err := st.Create(store.RootIno, fmt.Sprintf("n%d.md", i), 0o644, store.Owner{})
+		if err == nil {
+			err = st.Open(in.Ino, false)
+		}
+		if err == nil {
+			_, err = st.WriteAt(in.Ino, []byte(text), 0)
+			err = errors.Join(err, st.Release(in.Ino))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, _ := ParseQuery("memory")
+	if n := len(e.Search(q, Filter{})); n != 2 {
+		t.Fatalf("%d results before the rebuild, want 2", n)
+	}
+	e.idx.Put(999, []search.Part{{Text: "memory stale"}}, 1, "ghost") // not in the store
+	if n := e.idx.Len(); n != 3 {
+		t.Fatalf("index holds %d documents, want 3 with the stale one", n)
+	}
+	e.Rebuild()
+	e.Ready()
+	if n := e.idx.Len(); n != 2 {
+		t.Fatalf("index holds %d documents after the rebuild, want 2", n)
+	}
+	if n := len(e.Search(q, Filter{})); n != 2 {
+		t.Fatalf("%d results after the rebuild, want 2", n)
 	}
 }
