@@ -31,4 +31,5 @@ require (
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	google.golang.org/protobuf v1.36.7 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
 )

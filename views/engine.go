@@ -59,7 +59,7 @@ type Engine struct {
 	stopped   bool
 	// waiters counts readers in Ready: the worker applies at once for them
 	// and otherwise lets changes settle first (see settle).
-	waiters  int
+	waiters int
 	// rebuild: drop the catalog and index and build them again (Rebuild).
 	rebuild  bool
 	finished chan struct{}
