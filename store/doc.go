@@ -9,16 +9,22 @@
 //   - A directory entry maps (dir, name) to a child inode; an inode records
 //     all of its links (parent, name), so a memory's canonical path is
 //     derivable and hard links are exact.
-//   - Content lives in ChunkSize chunks. Writes go to a per-inode open state
-//     (dirty chunks, shared by every handle of that inode) and are committed
-//     on Flush (close), Fsync, or when the dirty set grows large (spill).
+//   - Content up to one chunk (ChunkSize) lives in the KV; a file that
+//     grows past it moves to a blob file beside the KV (blob.go: one file
+//     per inode and generation, appends in place past the committed size,
+//     copy on write for anything else, never for an encrypted store). KV
+//     writes go to a per-inode open state (dirty chunks, shared by every
+//     handle of that inode) and are committed on Flush (close), Fsync, or
+//     when the dirty set grows large (spill).
 //     Commit parses front matter, records the SHA-256 (computed while
 //     sequential writes and appends arrive) and bumps the version in the
 //     same transaction that stores the bytes.
 //   - In memory: the inode cache, whole directory listings (dircache.go:
 //     lookups, missing names and listings never reach the backend after a
-//     directory's first use), and the last chunk and hash state of recently
-//     written files (appends read nothing back).
+//     directory's first use), records (cache.Fill), and the last chunk and
+//     hash state of recently written files (appends read nothing back).
+//   - A store opened for a user (Options.User, isolation.go) hides the
+//     memories of others.
 //   - Removing a memory moves it to archive/trash/; scratch files (editor
 //     swap and backup files, *.tmp, files that lived only seconds) are
 //     really deleted. Files unlinked while open are orphans until the last
