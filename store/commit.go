@@ -162,7 +162,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err != nil {
 		return nil, err
 	}
-	changed := rec.SHA256 != sum
+	changed := rec.SHA256 != sum || sum == "" // "": too large to hash, so assume so
 	if !keepMeta {
 		rec.applyParse(memory.Parse(name, head))
 	}
@@ -270,6 +270,11 @@ const headMax = memory.MaxParse
 // append hashes only the new bytes.
 const hashStateMin = 4 << 10
 
+// HashMax: a file larger than this is not read back to be hashed at commit
+// (a truncate to 1 TiB must not take minutes); its sha256 is known only
+// when it was written sequentially, else it is empty (unknown).
+const HashMax = 1 << 30
+
 // digest hashes the current content and returns the hash state (for large
 // files) and the first bytes when the name carries metadata. An append to a
 // file whose hash state is known hashes only the appended bytes. Caller
@@ -283,6 +288,9 @@ func (s *Store) digest(f *openFile, size uint64, name string, keepMeta bool) (st
 			state, _ = f.hash.(encoding.BinaryMarshaler).MarshalBinary()
 		}
 		return hex.EncodeToString(f.hash.Sum(nil)), state, nil, nil
+	}
+	if size > HashMax {
+		return "", nil, nil, nil
 	}
 	h := sha256.New()
 	start := uint64(0)

@@ -105,19 +105,24 @@ func (s *Store) Release(ino uint64) error {
 	}
 	f.refs--
 	last := f.refs == 0
-	if last {
-		delete(s.files, ino)
-	}
 	s.filesMu.Unlock()
 	if !last {
 		return nil
 	}
+	// Commit with f still registered: an Open meanwhile shares f (and
+	// its uncommitted state) rather than starting a second open state
+	// from the committed inode, and then keeps it.
 	err := s.commit(f)
 	f.mu.Lock()
-	if f.blob != nil {
-		f.blob.Close()
-		f.blob = nil
+	s.filesMu.Lock()
+	if f.refs == 0 && s.files[ino] == f {
+		delete(s.files, ino)
+		if f.blob != nil {
+			f.blob.Close()
+			f.blob = nil
+		}
 	}
+	s.filesMu.Unlock()
 	f.mu.Unlock()
 	s.mu.Lock()
 	// Under mu, as Open registers: an open of the same (already unlinked)
@@ -278,6 +283,9 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 	end := uint64(off) + uint64(len(data))
 	if end > MaxFileSize {
 		return 0, syscall.EFBIG
+	}
+	if err := s.space.need(len(data)); err != nil {
+		return 0, err
 	}
 	if uint64(off) != size {
 		f.appendOnly = false

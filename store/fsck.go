@@ -203,6 +203,9 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 	if s.openState(ino) != nil {
 		return // being written: metadata is brought up to date at close
 	}
+	if i.Size > HashMax && (rec == nil || rec.SHA256 == "") {
+		return // too large to be hashed (see HashMax)
+	}
 	h := sha256.New()
 	var err error
 	if i.Blob != 0 {

@@ -170,6 +170,9 @@ func (b *bulk) addFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	if err := checkName(name); err != nil {
 		return err
 	}
+	if err := s.space.need(len(data) + 256); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	parent, err := s.mkdirAll(dir, own)
 	if err != nil {

@@ -56,6 +56,9 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 	if dir == RootIno && s.opts.Reserved[name] {
 		return nil, syscall.EEXIST
 	}
+	if err := s.space.need(len(name) + len(target) + 256); err != nil {
+		return nil, err
+	}
 	p, err := s.editable(dir)
 	if err != nil {
 		return nil, err
@@ -127,6 +130,7 @@ func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, 
 	if err != nil {
 		return Inode{}, err
 	}
+	s.event(Changed, i.Ino) // a new memory, even if nothing is ever written
 	return *i, nil
 }
 

@@ -44,6 +44,9 @@ type Options struct {
 	OnChange func([]Change)
 	// Logger receives warnings; nil means log.Default().
 	Logger *log.Logger
+	// SpaceDir, when set, is the directory whose filesystem holds the
+	// store: writes are refused (ENOSPC) before it fills up (space.go).
+	SpaceDir string
 	// User, when set, isolates the store for one user (isolation.go).
 	User string
 	// BlobDir, when set, holds the content of files larger than one chunk
@@ -102,6 +105,9 @@ type Store struct {
 	// holds mu and calls Set or Forget after its transaction.
 	recs *cache.Fill[uint64, Record]
 
+	// space refuses writes before the disk fills (nil: no check).
+	space *spaceGuard
+
 	// blobs holds large files' content; nil when Options.BlobDir is empty.
 	blobs *blobDir
 
@@ -125,6 +131,9 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	}
 	if o.BlobDir != "" {
 		s.blobs = &blobDir{dir: o.BlobDir}
+	}
+	if o.SpaceDir != "" {
+		s.space = &spaceGuard{dir: o.SpaceDir}
 	}
 	if s.opts.ScratchAge == 0 {
 		s.opts.ScratchAge = 3 * time.Second

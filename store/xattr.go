@@ -73,6 +73,9 @@ func (s *Store) SetXattr(ino uint64, name string, val []byte, flags uint32) erro
 	if len(val) > XattrMax {
 		return syscall.E2BIG
 	}
+	if err := s.space.need(len(name) + len(val)); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.unlock()
 	i, err := s.editable(ino)

@@ -79,7 +79,8 @@ func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Cha
 	case err != nil:
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
 	}
-	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger, User: user}
+	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger, User: user,
+		SpaceDir: dataDir}
 	if key == nil {
 		// Large files' content as plain files beside Badger; never for
 		// an encrypted store, whose content must not reach the disk.
