@@ -48,7 +48,11 @@ func fillAttr(i *store.Inode, out *fuse.Attr) {
 	out.Owner = fuse.Owner{Uid: i.Uid, Gid: i.Gid}
 	out.Rdev = i.Rdev
 	setTime := func(ns int64, sec *uint64, nsec *uint32) {
-		*sec, *nsec = uint64(ns/1e9), uint32(ns%1e9)
+		s, n := ns/1e9, ns%1e9
+		if n < 0 { // before 1970: floor, so that nsec stays in [0, 1e9)
+			s, n = s-1, n+1e9
+		}
+		*sec, *nsec = uint64(s), uint32(n)
 	}
 	setTime(i.Atime, &out.Atime, &out.Atimensec)
 	setTime(i.Mtime, &out.Mtime, &out.Mtimensec)

@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"math"
 	"syscall"
 	"time"
 
@@ -33,6 +34,13 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	return 0
 }
 
+// minTime and maxTime bound the times a node can hold (int64 nanoseconds
+// since 1970: years 1678 to 2262).
+var (
+	minTime = time.Unix(0, math.MinInt64)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
+
 func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	defer observe(latSetattr, time.Now())
 	if n.fsys.readOnly {
@@ -51,13 +59,19 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	if sz, ok := in.GetSize(); ok {
 		c.Size = &sz
 	}
-	if t, ok := in.GetATime(); ok {
-		ns := t.UnixNano()
-		c.Atime = &ns
-	}
-	if t, ok := in.GetMTime(); ok {
-		ns := t.UnixNano()
-		c.Mtime = &ns
+	for _, x := range []struct {
+		get func() (time.Time, bool)
+		to  **int64
+	}{{in.GetATime, &c.Atime}, {in.GetMTime, &c.Mtime}} {
+		if t, ok := x.get(); ok {
+			if t.Before(minTime) || t.After(maxTime) {
+				// Times are kept as int64 nanoseconds: refuse what
+				// they cannot hold rather than wrap around.
+				return syscall.EOVERFLOW
+			}
+			ns := t.UnixNano()
+			*x.to = &ns
+		}
 	}
 	i, err := n.fsys.st.SetAttr(n.ino, c)
 	if err != nil {
