@@ -360,16 +360,18 @@ func TestConcurrentProcesses(t *testing.T) {
 					return
 				default:
 				}
-				// Not recent/ nor context/ until the race of
-				// TestBugRecentRacesWithLogAppends is fixed.
 				var err error
-				switch (g + i) % 3 {
+				switch (g + i) % 5 {
 				case 0:
 					_, err = os.ReadDir(tf.path("search/" + concBody[i%len(concBody)]))
 				case 1:
 					_, err = os.ReadDir(tf.path("by-type/working/" + concDirs[i%len(concDirs)]))
 				case 2:
 					_, err = os.ReadFile(tf.path("meta/index.json"))
+				case 3:
+					_, err = os.ReadFile(tf.path("context/" + concBody[i%len(concBody)]))
+				case 4:
+					_, err = os.ReadDir(tf.path("recent"))
 				}
 				if err != nil && !errors.Is(err, os.ErrNotExist) {
 					readerMu.Lock()
@@ -619,4 +621,42 @@ func regularNames(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// TestRecentWhileLogsGrow (a race detector test): recent/ and context/
+// sort catalog entries by Modified without a lock while logs grow; the
+// worker once changed Modified in place (a data race); entries are now
+// replaced, never changed.
+func TestRecentWhileLogsGrow(t *testing.T) {
+	tf := testMount(t)
+	logs := []string{tf.path("working/a.jsonl"), tf.path("working/b.jsonl")}
+	for _, l := range logs {
+		must(t, os.WriteFile(l, []byte("{\"e\": \"start\"}\n"), 0o644))
+	}
+	end := time.Now().Add(3 * time.Second)
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; time.Now().Before(end); i++ {
+			f, err := os.OpenFile(logs[i%2], os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				done <- err
+				return
+			}
+			_, err = fmt.Fprintf(f, "{\"e\": \"event %d\"}\n", i)
+			if err = errors.Join(err, f.Close()); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for time.Now().Before(end) {
+		if _, err := os.ReadDir(tf.path("recent/working")); err != nil {
+			t.Error(err)
+		}
+		if _, err := os.ReadFile(tf.path("context/event")); err != nil {
+			t.Error(err)
+		}
+	}
+	must(t, <-done)
 }

@@ -76,10 +76,13 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	parts, lines := splitLines(string(buf[1:n]), next)
 	e.idx.Append(ino, parts)
 	e.mu.Lock()
-	if ent := e.cat[ino]; ent != nil {
+	if old := e.cat[ino]; old != nil {
+		// A new Entry: readers hold the old one without a lock.
+		ent := *old
 		ent.nextLine = next + lines - 1
 		ent.indexedSize = done + uint64(n-1)
 		ent.Modified = time.Unix(0, a.Mtime).UTC()
+		e.cat[ino] = &ent
 	}
 	e.gen++
 	e.mu.Unlock()

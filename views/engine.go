@@ -12,7 +12,9 @@ import (
 // indexMax is how much of a file is indexed for search.
 const indexMax = 4 << 20
 
-// Entry is what the views know about one memory, kept in memory.
+// Entry is what the views know about one memory, kept in memory. An Entry
+// in the catalog is never changed: readers use it without a lock, and the
+// worker replaces it with a new one.
 type Entry struct {
 	Ino      uint64
 	Users    []string
