@@ -251,12 +251,6 @@ func (s *modelSide) apply(o modelOp) (string, error) {
 		}
 		return "", errors.Join(err, unix.Close(fd))
 	case "truncate":
-		// Known bug (model_bug_test.go): a truncate(2) that reaches the
-		// store before the release of the last handle (FUSE sends
-		// RELEASE after close returns) keeps old bytes of a blob file,
-		// which come back in a hole written later. The pause lets the
-		// release land first; drop it once the bug is fixed.
-		time.Sleep(20 * time.Millisecond)
 		return "", unix.Truncate(p(o.path), o.off)
 	case "rename":
 		return "", unix.Renameat2(unix.AT_FDCWD, p(o.path), unix.AT_FDCWD, p(o.path2), uint(o.flags))
