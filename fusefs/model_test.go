@@ -251,13 +251,6 @@ func (s *modelSide) apply(o modelOp) (string, error) {
 		}
 		return "", errors.Join(err, unix.Close(fd))
 	case "truncate":
-		// A truncate(2) that reaches the store before the release of
-		// the handle just closed (FUSE sends RELEASE after close
-		// returns) can still leave old bytes of a blob file in a hole
-		// written later, about 1 run in 300: TestTruncateRightAfterClose.
-		// The pause lets the release land first; remove it once that
-		// test passes reliably.
-		time.Sleep(20 * time.Millisecond)
 		return "", unix.Truncate(p(o.path), o.off)
 	case "rename":
 		return "", unix.Renameat2(unix.AT_FDCWD, p(o.path), unix.AT_FDCWD, p(o.path2), uint(o.flags))

@@ -15,21 +15,10 @@ type AttrChange struct {
 // SetAttr applies c to ino and returns the new attributes.
 func (s *Store) SetAttr(ino uint64, c AttrChange) (Inode, error) {
 	if c.Size != nil {
-		if f := s.openState(ino); f != nil {
-			i, err := s.inode(ino)
-			if err != nil {
-				return Inode{}, err
-			}
-			if !i.IsReg() {
-				return Inode{}, syscall.EINVAL
-			}
-			f.mu.Lock()
-			err = s.truncateLocked(f, i, *c.Size)
-			f.mu.Unlock()
-			if err != nil {
-				return Inode{}, err
-			}
-		} else if err := s.Truncate(ino, *c.Size); err != nil {
+		// Through Truncate, which holds a handle while it works: the open
+		// state of a file whose last handle is being released must not
+		// be changed unregistered (the change would never be committed).
+		if err := s.Truncate(ino, *c.Size); err != nil {
 			return Inode{}, err
 		}
 	}

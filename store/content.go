@@ -399,9 +399,12 @@ func (s *Store) Truncate(ino uint64, size uint64) error {
 	if err := s.Open(ino, false); err != nil {
 		return err
 	}
-	f := s.openState(ino)
+	f := s.openState(ino) // registered: Open holds a handle until Release
 	f.mu.Lock()
-	err = s.truncateLocked(f, i, size)
+	i, err = s.inode(ino) // the cached inode now, not the one before Open
+	if err == nil {
+		err = s.truncateLocked(f, i, size)
+	}
 	f.mu.Unlock()
 	return errors.Join(err, s.Release(ino))
 }
