@@ -187,6 +187,12 @@ func searchCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rs []views.Result
 			q := strings.Join(args, " ")
+			if _, err := views.ParseQuery(q); err != nil {
+				return fail("bad query %q: %v", q, err)
+			}
+			if k < 1 {
+				return fail("-k needs a positive number, got %d", k)
+			}
 			if err := run(control.Request{Op: "search", Query: q, User: user, K: k}, nil, &rs); err != nil {
 				return err
 			}
