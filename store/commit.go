@@ -230,37 +230,37 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	}
 	s.recs.Set(ino, *rec)
 	s.blobCommitted(f)
-	last := uint32(0)
-	if size > 0 {
-		last = uint32((size - 1) / ChunkSize)
-	}
-	if f.blob != nil && size > 0 {
-		// No chunk to keep, but the hash state and the settled flag
-		// spare the next append reading the record.
-		tail := cache.Tail{Index: math.MaxUint32, Size: size,
-			Settled: rec.Error == "" && rec.BodyOffset > 0 && uint64(rec.BodyOffset) <= size}
-		if f.hash != nil && f.hashPos == size {
-			tail.Hash, _ = f.hash.(encoding.BinaryMarshaler).MarshalBinary()
-		} else {
-			tail.Hash = state
-		}
-		s.tails.Set(ino, tail)
-	} else if c, ok := f.dirty[last]; ok && size > 0 {
-		tail := cache.Tail{Index: last, Data: c, Size: size,
-			Settled: rec.Error == "" && rec.BodyOffset > 0 && uint64(rec.BodyOffset) <= size}
-		if f.hash != nil && f.hashPos == size {
-			tail.Hash, _ = f.hash.(encoding.BinaryMarshaler).MarshalBinary()
-		} else {
-			tail.Hash = state
-		}
-		s.tails.Set(ino, tail)
-	} else {
-		s.tails.Forget(ino)
-	}
+	s.keepTail(f, size, rec, state)
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
 	f.committedSize, f.storedEnd = size, size
 	s.eventFrom(ino, from)
 	return nil, nil
+}
+
+// keepTail caches what the next append needs (tails): the last chunk of a
+// file in the KV, and for any file the hash state and whether appends can
+// change its metadata. Caller holds f.mu.
+func (s *Store) keepTail(f *openFile, size uint64, rec *Record, state []byte) {
+	if size == 0 {
+		s.tails.Forget(f.ino)
+		return
+	}
+	tail := cache.Tail{Index: math.MaxUint32, Size: size, // MaxUint32: no chunk
+		Settled: rec.Error == "" && rec.BodyOffset > 0 && uint64(rec.BodyOffset) <= size}
+	if f.blob == nil {
+		last := uint32((size - 1) / ChunkSize)
+		c, ok := f.dirty[last]
+		if !ok {
+			s.tails.Forget(f.ino)
+			return
+		}
+		tail.Index, tail.Data = last, c
+	}
+	tail.Hash = state
+	if f.hash != nil && f.hashPos == size {
+		tail.Hash, _ = f.hash.(encoding.BinaryMarshaler).MarshalBinary()
+	}
+	s.tails.Set(f.ino, tail)
 }
 
 // headMax is how much of a file is kept in hand for metadata parsing.
