@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -141,6 +142,25 @@ func (b *blobDir) retireAll(ino uint64) {
 			}
 		}
 	}
+}
+
+// size is the bytes the blob files take on disk (0 without a blob dir).
+func (b *blobDir) size() int64 {
+	if b == nil {
+		return 0
+	}
+	var n int64
+	filepath.WalkDir(b.dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+					n += st.Blocks * 512
+				}
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // list returns every blob on disk.

@@ -134,6 +134,6 @@ func (s *Store) Stats() (Stats, error) {
 		st.LargestDirs = st.LargestDirs[:10]
 	}
 	lsm, vlog := s.kv.Size()
-	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog}
+	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog, "blobs": s.blobs.size()}
 	return st, nil
 }

@@ -87,7 +87,8 @@ func statsCmd() *cobra.Command {
 			for _, t := range trees {
 				fmt.Printf("  %-12s %7d files %12d bytes\n", t+"/", st.Trees[t].Files, st.Trees[t].Bytes)
 			}
-			fmt.Printf("on disk: %d bytes (index %d, values %d)\n", st.Disk["lsm"]+st.Disk["vlog"], st.Disk["lsm"], st.Disk["vlog"])
+			fmt.Printf("on disk: %d bytes (index %d, values %d, blob files %d)\n", st.Disk["lsm"]+st.Disk["vlog"]+st.Disk["blobs"],
+				st.Disk["lsm"], st.Disk["vlog"], st.Disk["blobs"])
 			return nil
 		},
 	}
