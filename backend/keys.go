@@ -7,14 +7,22 @@ import "encoding/binary"
 // scans return them in numeric order.
 //
 //	s<name>                     store-wide values: "s" + "version", "nextino"
-//	i<ino:8>                    inode record (store.Inode binary encoding)
+//	i<ino:8>                    inode record (store.Inode binary encoding;
+//	                            its Blob field names the generation of the
+//	                            blob file holding a large file's content)
 //	d<dir:8><name>              directory entry -> child ino:8 + mode:4
 //	c<ino:8><chunk:4>           file content, chunk N (ChunkSize bytes each,
-//	                            the last one may be short)
+//	                            the last one may be short), for files whose
+//	                            inode has no blob
 //	x<ino:8><name>              user extended attribute value
-//	m<ino:8>                    memory metadata (JSON: front matter + system)
+//	m<ino:8>                    memory metadata (JSON store.Record: front
+//	                            matter, hash, version, access, owner, trash)
 //	o<ino:8>                    orphan: unlinked while open, content freed
 //	                            on last close or at the next start
+//
+// Outside the KV, in the data directory: blobs/<ino%256 as 2 hex>/<ino>-<gen>,
+// the content of files larger than one chunk (store/blob.go; never for an
+// encrypted store).
 //
 // Later families (views, versions, index, embeddings) add a new prefix here.
 const (

@@ -25,6 +25,8 @@
 //     hash state of recently written files (appends read nothing back).
 //   - A store opened for a user (Options.User, isolation.go) hides the
 //     memories of others.
+//   - A free-space reserve (space.go) refuses writes with ENOSPC before
+//     the disk is so full that Badger's memory-mapped logs would fault.
 //   - Removing a memory moves it to archive/trash/; scratch files (editor
 //     swap and backup files, *.tmp, files that lived only seconds) are
 //     really deleted. Files unlinked while open are orphans until the last
