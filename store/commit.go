@@ -155,6 +155,11 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	}
 	s.mu.Lock()
 	defer func() { ev = s.unlockKeep() }()
+	// A rename or chmod while we hashed installed a new inode in the
+	// cache: commit on top of that one, not the one read before.
+	if i, err = s.inode(f.ino); err != nil {
+		return nil, err
+	}
 	if err := s.dropStale(f); err != nil {
 		return nil, err
 	}
