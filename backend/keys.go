@@ -6,7 +6,8 @@ import "encoding/binary"
 // Integers are 8-byte big-endian (uint64) or 4-byte (uint32) so that prefix
 // scans return them in numeric order.
 //
-//	s<name>                     store-wide values: "s" + "version", "nextino"
+//	s<name>                     store-wide values: "s" + "version", "nextino",
+//	                            "setting/<name>" (meta/policy.yaml: "policy")
 //	i<ino:8>                    inode record (store.Inode binary encoding;
 //	                            its Blob field names the generation of the
 //	                            blob file holding a large file's content)

@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"hash/fnv"
+	"log"
 	"sync"
 	"syscall"
 	"time"
@@ -27,6 +28,17 @@ type FS struct {
 	live sync.Map // uint64 -> *fs.Inode
 
 	notify *Notifier
+	log    *log.Logger
+}
+
+// logf reports something the kernel's errno cannot say (why a write was
+// refused).
+func (f *FS) logf(format string, a ...any) {
+	if f.log != nil {
+		f.log.Printf(format, a...)
+	} else {
+		log.Printf("mnemofs: "+format, a...)
+	}
 }
 
 // synthIno returns a stable inode number for a generated node, keyed by

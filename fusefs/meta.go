@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"sort"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -14,6 +15,9 @@ import (
 type metaDir struct{ genDir }
 
 func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name == "policy.yaml" {
+		return m.policyChild(ctx, out), 0
+	}
 	gen, ok := views.MetaFiles[name]
 	if !ok {
 		return nil, syscall.ENOENT
@@ -23,7 +27,9 @@ func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 
 func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	var list []fuse.DirEntry
-	for _, name := range views.MetaNames() {
+	names := append(views.MetaNames(), "policy.yaml")
+	sort.Strings(names)
+	for _, name := range names {
 		list = append(list, fuse.DirEntry{Name: name, Mode: syscall.S_IFREG, Ino: synthIno("/meta/" + name)})
 	}
 	return fs.NewListDirStream(list), 0

@@ -56,4 +56,13 @@ var (
 	_ = (fs.NodeGetattrer)((*genFile)(nil))
 	_ = (fs.NodeSetattrer)((*genFile)(nil))
 	_ = (fs.FileReader)((*snapshot)(nil))
+
+	_ = (fs.NodeOpener)((*policyFile)(nil))
+	_ = (fs.NodeGetattrer)((*policyFile)(nil))
+	_ = (fs.NodeSetattrer)((*policyFile)(nil))
+	_ = (fs.FileReader)((*policyHandle)(nil))
+	_ = (fs.FileWriter)((*policyHandle)(nil))
+	_ = (fs.FileFlusher)((*policyHandle)(nil))
+	_ = (fs.FileFsyncer)((*policyHandle)(nil))
+	_ = (fs.FileReleaser)((*policyHandle)(nil))
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/metrics"
+	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -67,6 +68,10 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 		"system": []string{"created", "modified", "last_accessed", "access_count", "size",
 			"sha256", "version"},
 		"xattr_prefix": store.SystemXattrPrefix,
+		"policy": map[string]any{
+			"file": "meta/policy.yaml (writable; an invalid policy is refused with EINVAL at close and the old one kept; durations: 90s, 45m, 1h, 30d)",
+			"keys": policy.Schema(),
+		},
 	})
 }
 

@@ -1,0 +1,227 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Mode is how a tree takes a committed change.
+type Mode string
+
+const (
+	// Versioned: every committed change keeps the old version in history/.
+	Versioned Mode = "versioned"
+	// Append: appends are not new versions; rewrites are.
+	Append Mode = "append"
+	// InPlace: changes replace the content, no history.
+	InPlace Mode = "in-place"
+)
+
+// Policy is the whole of meta/policy.yaml.
+type Policy struct {
+	// Trees maps a top-level directory to its update mode; a tree not
+	// listed is in place.
+	Trees       map[string]Tree `yaml:"trees"`
+	Lifecycle   Lifecycle       `yaml:"lifecycle"`
+	Maintenance Maintenance     `yaml:"maintenance"`
+	Health      Health          `yaml:"health"`
+}
+
+// Tree is the policy of one top-level directory.
+type Tree struct {
+	Update Mode `yaml:"update"`
+}
+
+// Lifecycle holds the conditions of the lifecycle table (SPEC §6).
+type Lifecycle struct {
+	// WorkingIdle: a working/ memory untouched this long is archived.
+	WorkingIdle Duration `yaml:"working_idle"`
+	// SessionsCold and SessionsImportance: a session not accessed this
+	// long, with importance below this, is compressed into the archive.
+	SessionsCold       Duration `yaml:"sessions_cold"`
+	SessionsImportance float64  `yaml:"sessions_importance"`
+	// KnowledgeCold: semantic knowledge not accessed this long is cold.
+	KnowledgeCold Duration `yaml:"knowledge_cold"`
+	// TrashRetention: removed memories are purged after this long.
+	TrashRetention Duration `yaml:"trash_retention"`
+}
+
+// Maintenance is the schedule of the lifecycle pass inside the mount.
+type Maintenance struct {
+	// Interval between passes; 0 turns the schedule off.
+	Interval Duration `yaml:"interval"`
+}
+
+// Health holds the thresholds past which meta/stats.json warns.
+type Health struct {
+	GrowthPerDayBytes int64 `yaml:"growth_per_day_bytes"`
+	FilesPerDir       int   `yaml:"files_per_dir"`
+}
+
+// Default is the policy of a store that has none (SPEC §5, §6).
+func Default() Policy {
+	return Policy{
+		Trees: map[string]Tree{
+			"semantic": {Update: Versioned},
+			"episodic": {Update: Append},
+			"working":  {Update: InPlace},
+		},
+		Lifecycle: Lifecycle{
+			WorkingIdle:        Duration(time.Hour),
+			SessionsCold:       Duration(30 * 24 * time.Hour),
+			SessionsImportance: 0.3,
+			KnowledgeCold:      Duration(180 * 24 * time.Hour),
+			TrashRetention:     Duration(30 * 24 * time.Hour),
+		},
+		Maintenance: Maintenance{Interval: Duration(time.Hour)},
+		Health:      Health{GrowthPerDayBytes: 1 << 30, FilesPerDir: 20000},
+	}
+}
+
+// Parse reads a policy. Keys left out keep their defaults; an unknown key,
+// a bad mode, a bad duration or a value out of range is an error that
+// names it. Empty input is the default policy.
+func Parse(b []byte) (Policy, error) {
+	p := Default()
+	if len(bytes.TrimSpace(b)) == 0 {
+		return p, nil
+	}
+	// Decoding over the defaults keeps what the file leaves out (a
+	// stated zero, such as interval: 0, is kept as stated).
+	d := yaml.NewDecoder(bytes.NewReader(b))
+	d.KnownFields(true)
+	if err := d.Decode(&p); err != nil {
+		return Policy{}, fmt.Errorf("policy: %v", err)
+	}
+	var extra yaml.Node
+	if err := d.Decode(&extra); err == nil {
+		return Policy{}, errors.New("policy: more than one YAML document")
+	}
+	return p, p.Validate()
+}
+
+// Validate reports the first thing wrong with p.
+func (p Policy) Validate() error {
+	for name, t := range p.Trees {
+		if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+			return fmt.Errorf("policy: trees: %q is not a top-level directory name", name)
+		}
+		switch t.Update {
+		case Versioned, Append, InPlace:
+		default:
+			return fmt.Errorf("policy: trees.%s.update: %q is not one of versioned, append, in-place", name, t.Update)
+		}
+	}
+	l := p.Lifecycle
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"working_idle", l.WorkingIdle}, {"sessions_cold", l.SessionsCold}, {"knowledge_cold", l.KnowledgeCold}, {"trash_retention", l.TrashRetention}} {
+		if d.v <= 0 {
+			return fmt.Errorf("policy: lifecycle.%s must be a positive duration", d.name)
+		}
+	}
+	if l.SessionsImportance < 0 || l.SessionsImportance > 1 {
+		return fmt.Errorf("policy: lifecycle.sessions_importance %v is not within [0, 1]", l.SessionsImportance)
+	}
+	if i := p.Maintenance.Interval; i != 0 && i < Duration(time.Minute) {
+		return fmt.Errorf("policy: maintenance.interval %v is under a minute (0 turns the schedule off)", i)
+	}
+	if p.Maintenance.Interval < 0 {
+		return errors.New("policy: maintenance.interval is negative")
+	}
+	if p.Health.GrowthPerDayBytes <= 0 || p.Health.FilesPerDir <= 0 {
+		return errors.New("policy: health thresholds must be positive")
+	}
+	return nil
+}
+
+// UpdateMode is the mode of the tree a store path ("/semantic/a.md") is in.
+func (p Policy) UpdateMode(path string) Mode {
+	top, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if t, ok := p.Trees[top]; ok {
+		return t.Update
+	}
+	return InPlace
+}
+
+// Marshal writes p as YAML, with a comment on how to change it.
+func Marshal(p Policy) []byte {
+	b, _ := yaml.Marshal(p)
+	return append([]byte("# mnemofs policy (SPEC §5, §6). Edit and save: an invalid file is refused\n"+
+		"# with EINVAL and the old one kept. Durations: 90s, 45m, 1h, 30d.\n"), b...)
+}
+
+// Duration is a time.Duration written as "1h", "30d" (days) or "90s".
+type Duration time.Duration
+
+func (d Duration) String() string {
+	t := time.Duration(d)
+	if t != 0 && t%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(t/(24*time.Hour)), 10) + "d"
+	}
+	return t.String()
+}
+
+// MarshalYAML writes the short form.
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// UnmarshalYAML reads "1h", "30d", "0".
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*d = v
+	return nil
+}
+
+// ParseDuration reads a Go duration or a number of days ("30d").
+func ParseDuration(s string) (Duration, error) {
+	s = strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		return Duration(n * float64(24*time.Hour)), nil
+	}
+	if s == "0" {
+		return 0, nil
+	}
+	t, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad duration %q (write 90s, 45m, 1h or 30d)", s)
+	}
+	return Duration(t), nil
+}
+
+// Schema documents the keys of meta/policy.yaml (for meta/schema.json).
+func Schema() []map[string]string {
+	k := func(key, kind, def, doc string) map[string]string {
+		return map[string]string{"key": key, "kind": kind, "default": def, "doc": doc}
+	}
+	d := Default()
+	return []map[string]string{
+		k("trees.<name>.update", "versioned | append | in-place", "semantic: versioned, episodic: append, working: in-place",
+			"how a top-level tree takes changes: versioned keeps every old version in history/; append does not version appends; in-place keeps none"),
+		k("lifecycle.working_idle", "duration", d.Lifecycle.WorkingIdle.String(), "working/ memories untouched this long move to archive/scratchpads/<date>/"),
+		k("lifecycle.sessions_cold", "duration", d.Lifecycle.SessionsCold.String(), "sessions not accessed this long (and below sessions_importance) are compressed into archive/sessions/<YYYY-MM>/"),
+		k("lifecycle.sessions_importance", "number in [0, 1]", "0.3", "importance under which a cold session is archived"),
+		k("lifecycle.knowledge_cold", "duration", d.Lifecycle.KnowledgeCold.String(), "semantic knowledge not accessed this long is marked cold"),
+		k("lifecycle.trash_retention", "duration", d.Lifecycle.TrashRetention.String(), "archive/trash/ entries older than this are purged"),
+		k("maintenance.interval", "duration (0: off, else at least 1m)", d.Maintenance.Interval.String(), "time between lifecycle passes inside the mount"),
+		k("health.growth_per_day_bytes", "bytes", strconv.FormatInt(d.Health.GrowthPerDayBytes, 10), "meta/stats.json warns past this growth a day"),
+		k("health.files_per_dir", "count", strconv.Itoa(d.Health.FilesPerDir), "meta/stats.json warns about directories holding more files"),
+	}
+}

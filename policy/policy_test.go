@@ -1,0 +1,61 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaultsRoundTrip(t *testing.T) {
+	p, err := Parse(Marshal(Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UpdateMode("/semantic/a.md") != Versioned || p.UpdateMode("/episodic/s/1.md") != Append ||
+		p.UpdateMode("/working/x") != InPlace || p.UpdateMode("/custom/x") != InPlace {
+		t.Fatalf("modes: %+v", p.Trees)
+	}
+	if time.Duration(p.Lifecycle.SessionsCold) != 30*24*time.Hour || p.Lifecycle.SessionsImportance != 0.3 {
+		t.Fatalf("lifecycle: %+v", p.Lifecycle)
+	}
+	if !strings.Contains(string(Marshal(Default())), "sessions_cold: 30d") {
+		t.Fatalf("durations are not written in days:\n%s", Marshal(Default()))
+	}
+}
+
+func TestPartialPolicyKeepsDefaults(t *testing.T) {
+	p, err := Parse([]byte("trees:\n  notes: {update: versioned}\nlifecycle:\n  working_idle: 2h\nmaintenance:\n  interval: 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UpdateMode("/notes/x") != Versioned || p.UpdateMode("/semantic/x") != Versioned {
+		t.Fatalf("trees: %+v", p.Trees)
+	}
+	if time.Duration(p.Lifecycle.WorkingIdle) != 2*time.Hour || time.Duration(p.Lifecycle.TrashRetention) != 30*24*time.Hour {
+		t.Fatalf("lifecycle: %+v", p.Lifecycle)
+	}
+	if p.Maintenance.Interval != 0 {
+		t.Fatalf("interval: 0 was not kept: %v", p.Maintenance.Interval)
+	}
+	if p, err := Parse(nil); err != nil || p.UpdateMode("/semantic/x") != Versioned {
+		t.Fatalf("empty policy: %v %+v", err, p)
+	}
+}
+
+func TestInvalidPoliciesAreRefused(t *testing.T) {
+	for in, want := range map[string]string{
+		"trees:\n  semantic: {update: sometimes}\n": "not one of",
+		"lifecycle:\n  working_idle: soon\n":        "bad duration",
+		"lifecycle:\n  working_idle: -1h\n":         "positive",
+		"lifecycle:\n  sessions_importance: 2\n":    "within",
+		"maintenance:\n  interval: 5s\n":            "under a minute",
+		"colour: blue\n":                            "not found",
+		"trees:\n  a/b: {update: versioned}\n":      "top-level",
+		"- just\n- a list\n":                        "policy",
+		"a: 1\n---\nb: 2\n":                         "policy",
+	} {
+		if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one mentioning %q", in, err, want)
+		}
+	}
+}
