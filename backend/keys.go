@@ -20,6 +20,9 @@ import "encoding/binary"
 //	                            matter, hash, version, access, owner, trash)
 //	o<ino:8>                    orphan: unlinked while open, content freed
 //	                            on last close or at the next start
+//	v<ino:8><n:4>               an old version N of a file (JSON
+//	                            store.Version: size, sha256, times)
+//	w<ino:8><n:4><chunk:4>      that version's content, ChunkSize chunks
 //
 // Outside the KV, in the data directory: blobs/<ino%256 as 2 hex>/<ino>-<gen>,
 // the content of files larger than one chunk (store/blob.go; never for an
@@ -34,6 +37,8 @@ const (
 	PrefixXattr   = 'x'
 	PrefixMeta    = 'm'
 	PrefixOrphan  = 'o'
+	PrefixVersion = 'v'
+	PrefixVBytes  = 'w'
 	inoLen        = 8
 	chunkIndexLen = 4
 )
@@ -102,3 +107,23 @@ func OrphanPrefix() []byte { return []byte{PrefixOrphan} }
 
 // KeyIno returns the inode number of any ino-keyed key.
 func KeyIno(key []byte) uint64 { return binary.BigEndian.Uint64(key[1:]) }
+
+// VersionKey is the header of old version n of ino.
+func VersionKey(ino uint64, n uint32) []byte {
+	return binary.BigEndian.AppendUint32(withIno(PrefixVersion, ino, 4), n)
+}
+
+// VersionPrefix covers every version header of ino.
+func VersionPrefix(ino uint64) []byte { return withIno(PrefixVersion, ino, 0) }
+
+// VersionNumber returns n of a version header key.
+func VersionNumber(key []byte) uint32 { return binary.BigEndian.Uint32(key[1+inoLen:]) }
+
+// VersionChunkKey is chunk idx of the content of version n of ino.
+func VersionChunkKey(ino uint64, n, idx uint32) []byte {
+	k := binary.BigEndian.AppendUint32(withIno(PrefixVBytes, ino, 8), n)
+	return binary.BigEndian.AppendUint32(k, idx)
+}
+
+// VersionBytesPrefix covers the content of every version of ino.
+func VersionBytesPrefix(ino uint64) []byte { return withIno(PrefixVBytes, ino, 0) }

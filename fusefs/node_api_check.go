@@ -57,6 +57,10 @@ var (
 	_ = (fs.NodeSetattrer)((*genFile)(nil))
 	_ = (fs.FileReader)((*snapshot)(nil))
 
+	_ = (fs.NodeLookuper)((*historyDir)(nil))
+	_ = (fs.NodeReaddirer)((*historyDir)(nil))
+	_ = (fs.NodeLookuper)((*historyFile)(nil))
+	_ = (fs.NodeReaddirer)((*historyFile)(nil))
 	_ = (fs.NodeOpener)((*policyFile)(nil))
 	_ = (fs.NodeGetattrer)((*policyFile)(nil))
 	_ = (fs.NodeSetattrer)((*policyFile)(nil))

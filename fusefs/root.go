@@ -22,7 +22,8 @@ const recentN = 50
 
 // generated lists the generated trees at the root and builds their nodes.
 var generated = map[string]func(f *FS) fs.InodeEmbedder{
-	"meta": func(f *FS) fs.InodeEmbedder { return &metaDir{genDir{fsys: f}} },
+	"meta":    func(f *FS) fs.InodeEmbedder { return &metaDir{genDir{fsys: f}} },
+	"history": func(f *FS) fs.InodeEmbedder { return &historyDir{genDir: genDir{fsys: f}} },
 	"by-user": func(f *FS) fs.InodeEmbedder {
 		return &valuesDir{genDir: genDir{fsys: f}, field: "user", key: "/by-user"}
 	},

@@ -53,7 +53,7 @@ func TestFreshTree(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, " "); got != "archive by-date by-tag by-type by-user context episodic meta recent search semantic working" {
+	if got := strings.Join(names, " "); got != "archive by-date by-tag by-type by-user context episodic history meta recent search semantic working" {
 		t.Fatalf("root lists %q", got)
 	}
 	if ino(t, tf.dir) != store.RootIno {

@@ -233,7 +233,7 @@ grep -q '^mnemofs: mounted' "$SCRATCH/mount.log" || die "mount not ready: $(cat 
 holds "mount printed its ready line and $MNT is in /proc/mounts" grep -qF " $MNT fuse" /proc/mounts
 OUTSIDE=$(outside)
 cd "$MNT" || die "cannot cd to $MNT"
-expect "a fresh store: ls" "$(ls | words)" "archive by-date by-tag by-type by-user context episodic meta recent search semantic working"
+expect "a fresh store: ls" "$(ls | words)" "archive by-date by-tag by-type by-user context episodic history meta recent search semantic working"
 
 # --- the agent writes memories ----------------------------------------------
 

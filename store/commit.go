@@ -168,6 +168,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	changed := rec.SHA256 != sum || sum == "" // "": too large to hash, so assume so
+	prevRec := *rec
 	if !keepMeta {
 		rec.applyParse(memory.Parse(name, head))
 	}
@@ -178,6 +179,14 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		s.icMu.RLock()
 		rec.Modified = i.Mtime
 		s.icMu.RUnlock()
+	}
+	var oldBytes []byte
+	keep := false
+	if changed {
+		// The content it replaces, when the policy keeps versions.
+		if oldBytes, keep, err = s.keepVersion(f, i, &prevRec); err != nil {
+			return nil, err
+		}
 	}
 	ino := f.ino
 	s.icMu.RLock()
@@ -201,6 +210,11 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 				return err
 			}
 		}
+		if keep {
+			if err := putVersion(t, ino, &prevRec, oldBytes, s.now().UnixNano()); err != nil {
+				return err
+			}
+		}
 		if err := putInode(t, snapshot); err != nil {
 			return err
 		}
@@ -217,6 +231,14 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		}
 		if err = b.Flush(); err != nil {
 			return nil, err
+		}
+		if keep {
+			err = s.kv.Update(func(t backend.Txn) error {
+				return putVersion(t, ino, &prevRec, oldBytes, s.now().UnixNano())
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 		err = s.kv.Update(func(t backend.Txn) error {
 			if err := putInode(t, snapshot); err != nil {

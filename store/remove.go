@@ -184,7 +184,8 @@ func (s *Store) purge(ino uint64) error {
 func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	var keys [][]byte
 	err := s.kv.View(func(t backend.Txn) error {
-		for _, pre := range [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino)} {
+		for _, pre := range [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino),
+			backend.VersionPrefix(ino), backend.VersionBytesPrefix(ino)} {
 			err := t.Scan(pre, nil, true, func(k, _ []byte) bool {
 				keys = append(keys, append([]byte(nil), k...))
 				return true
@@ -207,6 +208,9 @@ func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
 	if i.legacy || i.Xattrs > 0 || !i.IsReg() {
 		return s.inodeKeys(i.Ino)
+	}
+	if r, err := s.storedRecord(i.Ino); err != nil || r.Version > 1 {
+		return s.inodeKeys(i.Ino) // it may have kept old versions
 	}
 	var keys [][]byte
 	if i.Blob == 0 {

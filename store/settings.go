@@ -31,7 +31,11 @@ func (s *Store) PutSetting(name string, val []byte) error {
 	}
 	s.mu.Lock()
 	defer s.unlock()
-	return s.kv.Update(func(t backend.Txn) error {
+	err := s.kv.Update(func(t backend.Txn) error {
 		return t.Set(backend.StoreKey("setting/"+name), append([]byte{}, val...))
 	})
+	if name == "policy" {
+		s.pol.Store(nil) // parsed again when next needed
+	}
+	return err
 }

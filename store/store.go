@@ -105,6 +105,9 @@ type Store struct {
 	// holds mu and calls Set or Forget after its transaction.
 	recs *cache.Fill[uint64, Record]
 
+	// pol caches the parsed policy (versions.go); PutSetting drops it.
+	pol policyCache
+
 	// space refuses writes before the disk fills (nil: no check).
 	space *spaceGuard
 

@@ -1,0 +1,106 @@
+package fusefs
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// historyDir is history/<dir>/: the real tree's directories, with each
+// file shown as a directory of its kept old versions (historyFile).
+// Everything here is read-only; to restore a version, copy it back.
+type historyDir struct {
+	genDir
+	path string // the store path of the directory ("" for the root)
+}
+
+func (h *historyDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	p := h.path + "/" + name
+	ino, err := h.fsys.st.Resolve(p)
+	if err != nil || !h.fsys.st.Visible(ino) {
+		return nil, syscall.ENOENT
+	}
+	a, err := h.fsys.st.Attr(ino)
+	if err != nil {
+		return nil, errno(err)
+	}
+	switch {
+	case a.IsDir():
+		return h.child(ctx, "/history"+p, &historyDir{genDir: genDir{fsys: h.fsys}, path: p}, out), 0
+	case a.IsReg():
+		return h.child(ctx, "/history"+p, &historyFile{genDir: genDir{fsys: h.fsys}, ino: ino, path: p}, out), 0
+	}
+	return nil, syscall.ENOENT
+}
+
+func (h *historyDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	dir := uint64(store.RootIno)
+	if h.path != "" {
+		ino, err := h.fsys.st.Resolve(h.path)
+		if err != nil {
+			return nil, errno(err)
+		}
+		dir = ino
+	}
+	ents, err := h.fsys.st.ReadDir(dir)
+	if err != nil {
+		return nil, errno(err)
+	}
+	var list []fuse.DirEntry
+	for _, e := range ents {
+		if t := e.Mode & syscall.S_IFMT; t == syscall.S_IFDIR || t == syscall.S_IFREG {
+			list = append(list, dirEntry(e.Name, "/history"+h.path+"/"+e.Name))
+		}
+	}
+	return fs.NewListDirStream(list), 0
+}
+
+// historyFile is history/<path>/: v1<ext>, v2<ext>, ... oldest first, the
+// file's kept old versions (its current content is the file itself).
+type historyFile struct {
+	genDir
+	ino  uint64
+	path string
+}
+
+// versionName is the name of the k-th kept version (1-based).
+func (h *historyFile) versionName(k int) string { return "v" + strconv.Itoa(k) + path.Ext(h.path) }
+
+func (h *historyFile) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	num, ok := strings.CutPrefix(strings.TrimSuffix(name, path.Ext(h.path)), "v")
+	k, err := strconv.Atoi(num)
+	if !ok || err != nil || k < 1 || name != h.versionName(k) {
+		return nil, syscall.ENOENT
+	}
+	vs, err := h.fsys.st.Versions(h.ino)
+	if err != nil {
+		return nil, errno(err)
+	}
+	if k > len(vs) {
+		return nil, syscall.ENOENT
+	}
+	n := vs[k-1].N
+	key := fmt.Sprintf("/history/%d/%d", h.ino, n)
+	return h.genFileChild(ctx, key, func() ([]byte, error) { return h.fsys.st.VersionContent(h.ino, n) }, out), 0
+}
+
+func (h *historyFile) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	vs, err := h.fsys.st.Versions(h.ino)
+	if err != nil {
+		return nil, errno(err)
+	}
+	var list []fuse.DirEntry
+	for k, v := range vs {
+		list = append(list, fuse.DirEntry{Name: h.versionName(k + 1), Mode: syscall.S_IFREG,
+			Ino: synthIno(fmt.Sprintf("/history/%d/%d", h.ino, v.N))})
+	}
+	return fs.NewListDirStream(list), 0
+}
