@@ -171,6 +171,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	prevRec := *rec
 	if !keepMeta {
 		rec.applyParse(memory.Parse(name, head))
+		rec.RelatedInos = s.resolveRelated(f.ino, rec.Meta.Related)
 	}
 	rec.HashState, rec.HashSize = state, size
 	if changed {

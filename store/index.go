@@ -49,7 +49,9 @@ func (s *Store) Memories(fn func(Info) error) error {
 			x.r.AccessCount += a.count
 		}
 		s.accMu.Unlock()
-		if err := fn(info(&i, p, x.r)); err != nil {
+		in := info(&i, p, x.r)
+		in.Related = s.relatedPaths(x.r)
+		if err := fn(in); err != nil {
 			return err
 		}
 	}

@@ -27,8 +27,9 @@ type Record struct {
 	BodyOffset   int         `json:"body_offset,omitempty"`
 	HashState    []byte      `json:"hash_state,omitempty"` // sha256 state at HashSize (large files)
 	HashSize     uint64      `json:"hash_size,omitempty"`
-	Owner        string      `json:"owner,omitempty"`   // the user whose mount created it (isolation.go)
-	Trashed      int64       `json:"trashed,omitempty"` // when it was moved to the trash
+	Owner        string      `json:"owner,omitempty"`        // the user whose mount created it (isolation.go)
+	RelatedInos  []uint64    `json:"related_inos,omitempty"` // Meta.Related resolved at commit (links.go); 0: not a file here
+	Trashed      int64       `json:"trashed,omitempty"`      // when it was moved to the trash
 	TrashedFrom  string      `json:"trashed_from,omitempty"`
 }
 
@@ -245,5 +246,7 @@ func (s *Store) Info(ino uint64) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return info(&i, p, r), nil
+	in := info(&i, p, r)
+	in.Related = s.relatedPaths(r)
+	return in, nil
 }

@@ -1,0 +1,63 @@
+package store
+
+import (
+	"path"
+	"strings"
+)
+
+// Links (SPEC §5): a memory's related/related_files name other memories by
+// path. At commit each is resolved to an inode (relative to the memory's
+// directory, then to the root); readers get the linked memory's current
+// path, so a link stays valid when either memory moves. A link that names
+// no file here (an id, a URL, a file yet to come) is shown as written.
+
+// resolveRelated resolves the links of ino. Caller holds mu.
+func (s *Store) resolveRelated(ino uint64, related []string) []uint64 {
+	if len(related) == 0 {
+		return nil
+	}
+	dir := "/"
+	if p, err := s.Path(ino); err == nil {
+		dir = path.Dir(p)
+	}
+	out := make([]uint64, len(related))
+	any := false
+	for k, r := range related {
+		cands := []string{path.Join(dir, r), path.Clean("/" + r)}
+		if strings.HasPrefix(r, "/") {
+			cands = cands[1:]
+		}
+		for _, c := range cands {
+			if strings.Contains(c, "..") {
+				continue // never outside the store
+			}
+			if target, err := s.Resolve(c); err == nil && target != ino {
+				if i, err := s.inode(target); err == nil && i.IsReg() {
+					out[k], any = target, true
+					break
+				}
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	return out
+}
+
+// relatedPaths is r's links with each resolved one at its current path.
+func (s *Store) relatedPaths(r *Record) []string {
+	if len(r.RelatedInos) == 0 {
+		return r.Meta.Related
+	}
+	out := make([]string, len(r.Meta.Related))
+	for k, l := range r.Meta.Related {
+		out[k] = l
+		if k < len(r.RelatedInos) && r.RelatedInos[k] != 0 {
+			if p, err := s.Path(r.RelatedInos[k]); err == nil {
+				out[k] = p
+			}
+		}
+	}
+	return out
+}
