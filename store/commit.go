@@ -71,6 +71,7 @@ func (s *Store) spill(f *openFile) error {
 		return err
 	}
 	s.tails.Forget(f.ino)
+	f.spilled = true
 	f.storedEnd = end
 	return nil
 }
@@ -259,7 +260,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	s.recs.Set(ino, *rec)
 	s.blobCommitted(f)
 	s.keepTail(f, size, rec, state)
-	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
+	f.dirty, f.dirtyBytes, f.modified, f.appendOnly, f.spilled = nil, 0, false, true, false
 	f.committedSize, f.storedEnd = size, size
 	s.eventFrom(ino, from)
 	return nil, nil

@@ -61,6 +61,9 @@ type openFile struct {
 	blobGen    uint64
 	blobNew    bool
 	dropChunks bool
+	// spilled: dirty chunks were written ahead of the commit, so the KV
+	// no longer holds all of the committed content (no version is kept).
+	spilled bool
 }
 
 // Open registers an open handle of ino and returns nothing but an error; the
