@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
@@ -15,6 +16,8 @@ type Request struct {
 	Dest   string `json:"dest,omitempty"`
 	From   string `json:"from,omitempty"`
 	Repair bool   `json:"repair,omitempty"`
+	DryRun bool   `json:"dry_run,omitempty"`
+	Now    string `json:"now,omitempty"` // maintain: RFC 3339 time to act at
 	Query  string `json:"query,omitempty"`
 	User   string `json:"user,omitempty"`
 	K      int    `json:"k,omitempty"`
@@ -32,6 +35,16 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 	switch req.Op {
 	case "stats":
 		return st.Stats()
+	case "maintain":
+		var now time.Time
+		if req.Now != "" {
+			t, err := time.Parse(time.RFC3339, req.Now)
+			if err != nil {
+				return nil, fmt.Errorf("--now: %v", err)
+			}
+			now = t
+		}
+		return st.Maintain(store.MaintainOptions{Now: now, DryRun: req.DryRun})
 	case "fsck":
 		r, err := st.Fsck(req.Repair)
 		if err == nil && req.Repair && eng != nil {

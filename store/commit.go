@@ -178,6 +178,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if changed {
 		rec.SHA256 = sum
 		rec.Version++
+		rec.Cold, rec.DuplicateOf = false, 0 // what maintenance marked was the old content
 		s.icMu.RLock()
 		rec.Modified = i.Mtime
 		s.icMu.RUnlock()

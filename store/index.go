@@ -51,6 +51,7 @@ func (s *Store) Memories(fn func(Info) error) error {
 		s.accMu.Unlock()
 		in := info(&i, p, x.r)
 		in.Related = s.relatedPaths(x.r)
+		s.maintenanceMarks(&in, x.r)
 		if err := fn(in); err != nil {
 			return err
 		}

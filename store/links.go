@@ -45,6 +45,16 @@ func (s *Store) resolveRelated(ino uint64, related []string) []uint64 {
 	return out
 }
 
+// maintenanceMarks fills in what maintenance marked on r.
+func (s *Store) maintenanceMarks(in *Info, r *Record) {
+	in.Cold = r.Cold
+	if r.DuplicateOf != 0 {
+		if p, err := s.Path(r.DuplicateOf); err == nil {
+			in.DuplicateOf = p
+		}
+	}
+}
+
 // relatedPaths is r's links with each resolved one at its current path.
 func (s *Store) relatedPaths(r *Record) []string {
 	if len(r.RelatedInos) == 0 {

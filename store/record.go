@@ -29,6 +29,8 @@ type Record struct {
 	HashSize     uint64      `json:"hash_size,omitempty"`
 	Owner        string      `json:"owner,omitempty"`        // the user whose mount created it (isolation.go)
 	RelatedInos  []uint64    `json:"related_inos,omitempty"` // Meta.Related resolved at commit (links.go); 0: not a file here
+	Cold         bool        `json:"cold,omitempty"`         // marked cold by maintenance (maintain.go)
+	DuplicateOf  uint64      `json:"duplicate_of,omitempty"` // an earlier memory with the same bytes (maintain.go)
 	Trashed      int64       `json:"trashed,omitempty"`      // when it was moved to the trash
 	TrashedFrom  string      `json:"trashed_from,omitempty"`
 }
@@ -197,6 +199,8 @@ type Info struct {
 	Related      []string       `json:"related,omitempty"`
 	Extra        map[string]any `json:"extra,omitempty"`
 	Error        string         `json:"error,omitempty"`
+	Cold         bool           `json:"cold,omitempty"`
+	DuplicateOf  string         `json:"duplicate_of,omitempty"`
 	// BodyOffset is where the text after the front matter starts.
 	BodyOffset int `json:"-"`
 }
@@ -248,5 +252,6 @@ func (s *Store) Info(ino uint64) (Info, error) {
 	}
 	in := info(&i, p, r)
 	in.Related = s.relatedPaths(r)
+	s.maintenanceMarks(&in, r)
 	return in, nil
 }

@@ -18,6 +18,10 @@ var MetaFiles = map[string]func(*store.Store) ([]byte, error){
 	"schema.json": SchemaJSON,
 	"stats.json":  StatsJSON,
 	"errors":      Errors,
+	"maintenance.log": func(st *store.Store) ([]byte, error) {
+		b, err := st.Setting("maintenance.log")
+		return b, err
+	},
 }
 
 // MetaNames lists MetaFiles in order.

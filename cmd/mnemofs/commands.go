@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -60,6 +61,59 @@ func exportCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&from, "from", "/", "store directory to export")
+	return c
+}
+
+func maintainCmd() *cobra.Command {
+	var dry, asJSON bool
+	var now string
+	c := &cobra.Command{
+		Use:   "maintain [--dry-run] [--now TIME] [--json]",
+		Short: "run one lifecycle pass under meta/policy.yaml (archive, mark, purge)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if now != "" {
+				t, err := time.Parse(time.RFC3339, now)
+				if err != nil {
+					if d, derr := time.Parse("2006-01-02", now); derr == nil {
+						t = d
+					} else {
+						return fail("--now needs a time like 2026-12-31 or 2026-12-31T12:00:00Z, got %q", now)
+					}
+				}
+				now = t.UTC().Format(time.RFC3339)
+			}
+			var r store.MaintainReport
+			if err := run(control.Request{Op: "maintain", DryRun: dry, Now: now}, nil, &r); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(r)
+			}
+			verb := ""
+			if r.DryRun {
+				verb = "would "
+			}
+			for _, a := range r.Actions {
+				to := ""
+				if a.To != "" {
+					to = " -> " + a.To
+				}
+				fmt.Printf("%s%s %s%s (%s)\n", verb, a.Kind, a.Path, to, a.Reason)
+			}
+			for _, e := range r.Errors {
+				fmt.Printf("error: %s\n", e)
+			}
+			fmt.Printf("%d actions, %d errors\n", len(r.Actions), len(r.Errors))
+			if len(r.Errors) > 0 {
+				return fail("maintenance finished with %d errors", len(r.Errors))
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&dry, "dry-run", false, "list what would be done, change nothing")
+	c.Flags().StringVar(&now, "now", "", "act as if it were this time (preview the future)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }
 

@@ -46,6 +46,38 @@ func mountCmd() *cobra.Command {
 	return c
 }
 
+// startMaintenance runs a lifecycle pass every maintenance.interval of the
+// policy (read again each minute; 0 turns it off) until stopped.
+func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		last := time.Now()
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			iv := time.Duration(st.Policy().Maintenance.Interval)
+			if iv == 0 || time.Since(last) < iv {
+				continue
+			}
+			last = time.Now()
+			r, err := st.Maintain(store.MaintainOptions{})
+			switch {
+			case err != nil:
+				logger.Printf("maintenance: %v", err)
+			case len(r.Actions) > 0 || len(r.Errors) > 0:
+				logger.Printf("maintenance: %d actions, %d errors (meta/maintenance.log)", len(r.Actions), len(r.Errors))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 // startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE when
 // that is set (a diagnosis aid for the benchmarks; see BENCHMARKS.md).
 func startProfile() (stop func()) {
@@ -211,12 +243,14 @@ func mount(mountpoint string, cfg fusefs.Config, user string) error {
 		unmount()
 	}()
 	stopProfile := startProfile()
+	stopMaintenance := startMaintenance(st, cfg.Logger)
 	as := ""
 	if user != "" {
 		as = " for user " + user
 	}
 	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, as, mnt)
 	srv.Wait()
+	stopMaintenance()
 	stopProfile()
 	signal.Stop(sig)
 	eng.Stop()

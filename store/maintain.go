@@ -1,0 +1,233 @@
+package store
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Maintenance: one lifecycle pass (SPEC §6) under the store's policy. It
+// moves idle working memories to archive/scratchpads/<date>/ and cold
+// low-importance sessions to archive/sessions/<YYYY-MM>/, marks cold
+// knowledge and exact duplicates, and purges trash past its retention.
+// Moves are renames, so versions, links and index entries follow the
+// inode. Nothing is deleted but trash. A pass is idempotent: what it moved
+// or marked no longer matches. Not built yet: superseded skills,
+// consolidation (summary.md) and compressing archived sessions.
+
+// MaintainOptions configures a pass.
+type MaintainOptions struct {
+	// Now is the time the pass acts at (zero: the store's clock); a later
+	// time previews the future.
+	Now time.Time
+	// DryRun lists the actions and changes nothing.
+	DryRun bool
+}
+
+// Action is one thing a pass did (or would do).
+type Action struct {
+	Kind   string `json:"kind"` // archive, cold, duplicate, purge
+	Path   string `json:"path"`
+	To     string `json:"to,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// MaintainReport is what a pass did.
+type MaintainReport struct {
+	Now     time.Time `json:"now"`
+	DryRun  bool      `json:"dry_run"`
+	Actions []Action  `json:"actions"`
+	Errors  []string  `json:"errors"`
+}
+
+// maintLogMax bounds meta/maintenance.log (the newest lines are kept).
+const maintLogMax = 256 << 10
+
+// Maintain runs one pass.
+func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
+	now := o.Now
+	if now.IsZero() {
+		now = s.now()
+	}
+	pol := s.Policy()
+	r := &MaintainReport{Now: now.UTC(), DryRun: o.DryRun, Actions: []Action{}, Errors: []string{}}
+	var mems []Info
+	if err := s.Memories(func(in Info) error { mems = append(mems, in); return nil }); err != nil {
+		return nil, err
+	}
+	idle := func(in Info) time.Duration {
+		last := in.Modified
+		if in.LastAccessed != nil && in.LastAccessed.After(last) {
+			last = *in.LastAccessed
+		}
+		return now.Sub(last)
+	}
+	lc := pol.Lifecycle
+	byHash := map[string][]Info{}
+	for _, in := range mems {
+		switch {
+		case strings.HasPrefix(in.Path, TrashDir+"/"):
+			rec, err := s.Record(in.Ino)
+			if err == nil && rec.Trashed != 0 && now.Sub(time.Unix(0, rec.Trashed)) >= time.Duration(lc.TrashRetention) {
+				r.Actions = append(r.Actions, Action{Kind: "purge", Path: in.Path, Reason: "in the trash past " + lc.TrashRetention.String()})
+			}
+			continue
+		case strings.HasPrefix(in.Path, "/working/") && idle(in) >= time.Duration(lc.WorkingIdle):
+			rel := strings.TrimPrefix(in.Path, "/working/")
+			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path,
+				To:     "/archive/scratchpads/" + in.Modified.UTC().Format("2006-01-02") + "/" + rel,
+				Reason: "working memory untouched for " + lc.WorkingIdle.String()})
+		case strings.HasPrefix(in.Path, "/episodic/sessions/") && idle(in) >= time.Duration(lc.SessionsCold) &&
+			in.Importance != nil && *in.Importance < lc.SessionsImportance:
+			rel := strings.TrimPrefix(in.Path, "/episodic/sessions/")
+			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path,
+				To:     "/archive/sessions/" + in.Modified.UTC().Format("2006-01") + "/" + rel,
+				Reason: fmt.Sprintf("session not accessed for %s, importance %.2f", lc.SessionsCold, *in.Importance)})
+		case strings.HasPrefix(in.Path, "/semantic/knowledge_base/") && idle(in) >= time.Duration(lc.KnowledgeCold):
+			if rec, err := s.Record(in.Ino); err == nil && !rec.Cold {
+				r.Actions = append(r.Actions, Action{Kind: "cold", Path: in.Path, Reason: "not accessed for " + lc.KnowledgeCold.String()})
+			}
+		}
+		if in.Size > 0 && in.SHA256 != "" && !strings.HasPrefix(in.Path, "/archive/") {
+			byHash[in.SHA256] = append(byHash[in.SHA256], in)
+		}
+	}
+	for _, group := range byHash {
+		if len(group) < 2 {
+			continue
+		}
+		sort.Slice(group, func(a, b int) bool {
+			if !group[a].Created.Equal(group[b].Created) {
+				return group[a].Created.Before(group[b].Created)
+			}
+			return group[a].Ino < group[b].Ino
+		})
+		for _, d := range group[1:] {
+			if rec, err := s.Record(d.Ino); err == nil && rec.DuplicateOf != group[0].Ino {
+				r.Actions = append(r.Actions, Action{Kind: "duplicate", Path: d.Path, To: group[0].Path, Reason: "same sha256 as an earlier memory"})
+			}
+		}
+	}
+	sort.SliceStable(r.Actions, func(a, b int) bool { return r.Actions[a].Path < r.Actions[b].Path })
+	if o.DryRun {
+		return r, nil
+	}
+	done := r.Actions[:0]
+	for _, a := range r.Actions {
+		if err := s.applyAction(a); err != nil {
+			r.Errors = append(r.Errors, fmt.Sprintf("%s %s: %v", a.Kind, a.Path, err))
+			continue
+		}
+		done = append(done, a)
+	}
+	r.Actions = done
+	return r, s.logMaintenance(r)
+}
+
+// apply carries out one action.
+func (s *Store) applyAction(a Action) error {
+	ino, err := s.Resolve(a.Path)
+	if err != nil {
+		return err
+	}
+	switch a.Kind {
+	case "purge":
+		dir, name := path.Split(a.Path)
+		d, err := s.Resolve(dir)
+		if err != nil {
+			return err
+		}
+		if _, err = s.Remove(d, name); err != nil { // inside the trash: deleted for real
+			return err
+		}
+		s.notifyEntry(d, name)
+		return nil
+	case "archive":
+		return s.moveTo(ino, a.Path, a.To)
+	case "cold", "duplicate":
+		var of uint64
+		if a.Kind == "duplicate" {
+			if of, err = s.Resolve(a.To); err != nil {
+				return err
+			}
+		}
+		s.mu.Lock()
+		defer s.unlock()
+		rec, err := s.storedRecord(ino)
+		if err != nil {
+			return err
+		}
+		if a.Kind == "cold" {
+			rec.Cold = true
+		} else {
+			rec.DuplicateOf = of
+		}
+		err = s.kv.Update(func(t backend.Txn) error { return putRecord(t, ino, rec) })
+		s.recs.Forget(ino)
+		return err
+	}
+	return fmt.Errorf("unknown action %q", a.Kind)
+}
+
+// moveTo renames the memory at from to the path to, making its directory
+// and choosing a free name if to is taken.
+func (s *Store) moveTo(ino uint64, from, to string) error {
+	s.mu.Lock()
+	defer s.unlock()
+	dir, name := path.Split(to)
+	d, err := s.mkdirAll(dir, Owner{})
+	if err != nil {
+		return err
+	}
+	for k := 2; ; k++ {
+		if _, _, err := s.lookup(d, name); err != nil {
+			break
+		}
+		ext := path.Ext(path.Base(to))
+		name = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(path.Base(to), ext), k, ext)
+	}
+	fdir, fname := path.Split(from)
+	fd, err := s.Resolve(fdir)
+	if err != nil {
+		return err
+	}
+	if err := s.rename(fd, fname, d, name, 0); err != nil {
+		return err
+	}
+	// Behind the kernel's back: drop its cached names (queued, no wait).
+	s.notifyEntry(fd, fname)
+	s.notifyEntry(d, name)
+	return nil
+}
+
+// logMaintenance appends the pass to meta/maintenance.log.
+func (s *Store) logMaintenance(r *MaintainReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s pass: %d actions, %d errors\n", r.Now.Format(time.RFC3339), len(r.Actions), len(r.Errors))
+	for _, a := range r.Actions {
+		fmt.Fprintf(&b, "%s %s %s", r.Now.Format(time.RFC3339), a.Kind, a.Path)
+		if a.To != "" {
+			fmt.Fprintf(&b, " -> %s", a.To)
+		}
+		fmt.Fprintf(&b, " (%s)\n", a.Reason)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "%s error %s\n", r.Now.Format(time.RFC3339), e)
+	}
+	old, err := s.Setting("maintenance.log")
+	if err != nil {
+		return err
+	}
+	log := append(old, b.String()...)
+	if len(log) > maintLogMax {
+		log = log[len(log)-maintLogMax:]
+		if i := strings.IndexByte(string(log), '\n'); i >= 0 {
+			log = log[i+1:]
+		}
+	}
+	return s.PutSetting("maintenance.log", log)
+}

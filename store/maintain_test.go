@@ -1,0 +1,98 @@
+package store
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMaintainLifecycle: with a controllable clock, a pass archives an
+// idle working memory and a cold low-importance session, marks cold
+// knowledge and duplicates, purges old trash; a dry run changes nothing;
+// a second pass does nothing; history and fsck hold.
+func TestMaintainLifecycle(t *testing.T) {
+	clock := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+	s := newStore(t, Options{Now: func() time.Time { return clock }, ScratchAge: -1})
+	mk := func(p string) uint64 {
+		d, err := s.mkdirAllLocked(p)
+		must(t, err)
+		return d
+	}
+	work, sess, kb, sem := mk("/working/task"), mk("/episodic/sessions/s1"), mk("/semantic/knowledge_base"), dirIno(t, s, "semantic")
+	w := writeFile(t, s, work, "scratch.md", []byte("notes for a task\n"))
+	fresh := writeFile(t, s, work, "fresh.md", []byte("still in use\n"))
+	low := writeFile(t, s, sess, "t1.md", []byte("---\nimportance: 0.1\n---\nsmall talk\n"))
+	high := writeFile(t, s, sess, "t2.md", []byte("---\nimportance: 0.9\n---\nthe key decision\n"))
+	k := writeFile(t, s, kb, "fact.md", []byte("water boils at 100 C\n"))
+	dup1 := writeFile(t, s, sem, "orig.md", []byte("the same bytes\n"))
+	rewrite(t, s, k, []byte("water boils at 100 °C\n")) // a version to keep
+	gone := writeFile(t, s, sem, "old.md", []byte("removed long ago\n"))
+	_, err := s.Remove(sem, "old.md")
+	must(t, err)
+
+	clock = clock.Add(200 * 24 * time.Hour) // past every threshold
+	dup2 := writeFile(t, s, sem, "copy.md", []byte("the same bytes\n"))
+	rewrite(t, s, fresh, []byte("touched just now\n"))
+
+	dry, err := s.Maintain(MaintainOptions{DryRun: true})
+	must(t, err)
+	kinds := map[string]int{}
+	for _, a := range dry.Actions {
+		kinds[a.Kind]++
+	}
+	if kinds["archive"] != 2 || kinds["cold"] != 1 || kinds["duplicate"] != 1 || kinds["purge"] != 1 {
+		t.Fatalf("dry run actions %+v", dry.Actions)
+	}
+	if p, _ := s.Path(w); p != "/working/task/scratch.md" {
+		t.Fatalf("the dry run moved %s", p)
+	}
+
+	r, err := s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(r.Actions) != len(dry.Actions) || len(r.Errors) != 0 {
+		t.Fatalf("pass: %+v", r)
+	}
+	for ino, want := range map[uint64]string{
+		w:     "/archive/scratchpads/2026-01-10/task/scratch.md",
+		low:   "/archive/sessions/2026-01/s1/t1.md",
+		high:  "/episodic/sessions/s1/t2.md",
+		fresh: "/working/task/fresh.md",
+		k:     "/semantic/knowledge_base/fact.md",
+	} {
+		if p, err := s.Path(ino); err != nil || p != want {
+			t.Errorf("inode %d at %q (%v), want %s", ino, p, err, want)
+		}
+	}
+	if in, _ := s.Info(k); !in.Cold {
+		t.Error("cold knowledge not marked")
+	}
+	if in, _ := s.Info(dup2); in.DuplicateOf != "/semantic/orig.md" {
+		t.Errorf("duplicate_of %q", in.DuplicateOf)
+	}
+	if in, _ := s.Info(dup1); in.DuplicateOf != "" {
+		t.Error("the earliest copy was marked a duplicate")
+	}
+	if _, err := s.Attr(gone); err == nil {
+		t.Error("old trash was not purged")
+	}
+	if vs, _ := s.Versions(k); len(vs) != 1 {
+		t.Errorf("versions of cold knowledge: %v", vs)
+	}
+	log, _ := s.Setting("maintenance.log")
+	if !strings.Contains(string(log), "archive /working/task/scratch.md -> /archive/scratchpads/") {
+		t.Errorf("maintenance.log:\n%s", log)
+	}
+	again, err := s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(again.Actions) != 0 {
+		t.Fatalf("second pass: %+v", again.Actions)
+	}
+	fsckClean(t, s)
+}
+
+// mkdirAllLocked is mkdirAll for tests.
+func (s *Store) mkdirAllLocked(p string) (uint64, error) {
+	s.mu.Lock()
+	defer s.unlock()
+	return s.mkdirAll(p, Owner{})
+}
