@@ -69,6 +69,8 @@ type Stats struct {
 	Errors      int              `json:"memories_with_errors"`
 	Disk        map[string]int64 `json:"disk_bytes"`
 	Duplicates  int              `json:"duplicate_files"`
+	Growth      Growth           `json:"growth"`
+	Warnings    []string         `json:"warnings"`
 }
 
 // Tree is the size of one top-level directory.
@@ -138,5 +140,7 @@ func (s *Store) Stats() (Stats, error) {
 	}
 	lsm, vlog := s.kv.Size()
 	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog, "blobs": s.blobs.size()}
+	st.Growth = s.sampleSize(s.now(), int64(st.Bytes))
+	st.Warnings = s.warnings(&st)
 	return st, nil
 }

@@ -125,6 +125,11 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		done = append(done, a)
 	}
 	r.Actions = done
+	var total int64
+	for _, in := range mems {
+		total += int64(in.Size)
+	}
+	s.sampleSize(now, total) // growth for meta/stats.json
 	return r, s.logMaintenance(r)
 }
 
