@@ -27,10 +27,19 @@ const (
 type Policy struct {
 	// Trees maps a top-level directory to its update mode; a tree not
 	// listed is in place.
-	Trees       map[string]Tree `yaml:"trees"`
-	Lifecycle   Lifecycle       `yaml:"lifecycle"`
-	Maintenance Maintenance     `yaml:"maintenance"`
-	Health      Health          `yaml:"health"`
+	Trees         map[string]Tree `yaml:"trees"`
+	Lifecycle     Lifecycle       `yaml:"lifecycle"`
+	Maintenance   Maintenance     `yaml:"maintenance"`
+	Health        Health          `yaml:"health"`
+	Consolidation Consolidation   `yaml:"consolidation"`
+}
+
+// Consolidation writes summary.md for a session directory that has turns
+// and no summary: extractive by default, or the output of Command (run by
+// sh -c, the turns on its stdin) within Timeout.
+type Consolidation struct {
+	Command string   `yaml:"command"`
+	Timeout Duration `yaml:"timeout"`
 }
 
 // Tree is the policy of one top-level directory.
@@ -79,8 +88,9 @@ func Default() Policy {
 			KnowledgeCold:      Duration(180 * 24 * time.Hour),
 			TrashRetention:     Duration(30 * 24 * time.Hour),
 		},
-		Maintenance: Maintenance{Interval: Duration(time.Hour)},
-		Health:      Health{GrowthPerDayBytes: 1 << 30, FilesPerDir: 20000},
+		Maintenance:   Maintenance{Interval: Duration(time.Hour)},
+		Health:        Health{GrowthPerDayBytes: 1 << 30, FilesPerDir: 20000},
+		Consolidation: Consolidation{Timeout: Duration(time.Minute)},
 	}
 }
 
@@ -135,6 +145,9 @@ func (p Policy) Validate() error {
 	}
 	if p.Maintenance.Interval < 0 {
 		return errors.New("policy: maintenance.interval is negative")
+	}
+	if p.Consolidation.Timeout <= 0 {
+		return errors.New("policy: consolidation.timeout must be a positive duration")
 	}
 	if p.Health.GrowthPerDayBytes <= 0 || p.Health.FilesPerDir <= 0 {
 		return errors.New("policy: health thresholds must be positive")
@@ -223,5 +236,7 @@ func Schema() []map[string]string {
 		k("maintenance.interval", "duration (0: off, else at least 1m)", d.Maintenance.Interval.String(), "time between lifecycle passes inside the mount"),
 		k("health.growth_per_day_bytes", "bytes", strconv.FormatInt(d.Health.GrowthPerDayBytes, 10), "meta/stats.json warns past this growth a day"),
 		k("health.files_per_dir", "count", strconv.Itoa(d.Health.FilesPerDir), "meta/stats.json warns about directories holding more files"),
+		k("consolidation.command", "shell command", "(none: extractive)", "writes a session's summary.md from the turns on its stdin (an LLM CLI, say)"),
+		k("consolidation.timeout", "duration", d.Consolidation.Timeout.String(), "how long the command may run"),
 	}
 }

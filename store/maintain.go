@@ -16,8 +16,9 @@ import (
 // knowledge and exact duplicates, and purges trash past its retention.
 // Moves are renames, so versions, links and index entries follow the
 // inode. Nothing is deleted but trash. A pass is idempotent: what it moved
-// or marked no longer matches. Not built yet: superseded skills,
-// consolidation (summary.md) and compressing archived sessions.
+// or marked no longer matches. It also writes the summary of sessions
+// without one (consolidate.go). Not built yet: superseded skills and
+// compressing archived sessions.
 
 // MaintainOptions configures a pass.
 type MaintainOptions struct {
@@ -112,13 +113,24 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			}
 		}
 	}
+	sessions := sessionsToSummarize(mems)
+	for dir, turns := range sessions {
+		r.Actions = append(r.Actions, Action{Kind: "summary", Path: dir, To: dir + "/" + summaryName,
+			Reason: fmt.Sprintf("a session of %d turns without %s", len(turns), summaryName)})
+	}
 	sort.SliceStable(r.Actions, func(a, b int) bool { return r.Actions[a].Path < r.Actions[b].Path })
 	if o.DryRun {
 		return r, nil
 	}
 	done := r.Actions[:0]
 	for _, a := range r.Actions {
-		if err := s.applyAction(a); err != nil {
+		var err error
+		if a.Kind == "summary" {
+			err = s.summarize(a.Path, sessions[a.Path], pol.Consolidation)
+		} else {
+			err = s.applyAction(a)
+		}
+		if err != nil {
 			r.Errors = append(r.Errors, fmt.Sprintf("%s %s: %v", a.Kind, a.Path, err))
 			continue
 		}

@@ -96,3 +96,63 @@ func (s *Store) mkdirAllLocked(p string) (uint64, error) {
 	defer s.unlock()
 	return s.mkdirAll(p, Owner{})
 }
+
+// TestConsolidation: a session with turns and no summary.md gets one,
+// extractive by default or from the configured command; a failing command
+// is an error of the pass and writes nothing; a second pass writes no more.
+func TestConsolidation(t *testing.T) {
+	s := newStore(t, Options{ScratchAge: -1})
+	mkSession := func(name string) uint64 {
+		d, err := s.mkdirAllLocked("/episodic/sessions/" + name)
+		must(t, err)
+		writeFile(t, s, d, "turn-1.md", []byte("---\nspeaker: alice\n---\nWe should fly to Lisbon. It is warm there.\n"))
+		writeFile(t, s, d, "turn-2.md", []byte("---\nspeaker: bob\n---\nAgreed, book the flight for May!\n"))
+		return d
+	}
+	a := mkSession("s1")
+	r, err := s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(r.Errors) != 0 {
+		t.Fatalf("errors: %v", r.Errors)
+	}
+	sum, err := s.Lookup(a, "summary.md")
+	must(t, err)
+	got := string(readAll(t, s, sum.Ino))
+	for _, want := range []string{"type: summary", "turn-1.md: We should fly to Lisbon.", "turn-2.md: Agreed, book the flight for May!"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "It is warm there") {
+		t.Errorf("the extractive summary took more than the first sentence:\n%s", got)
+	}
+	r, err = s.Maintain(MaintainOptions{})
+	must(t, err)
+	for _, x := range r.Actions {
+		if x.Kind == "summary" {
+			t.Fatalf("second pass summarized again: %+v", x)
+		}
+	}
+
+	must(t, s.PutSetting("policy", []byte("consolidation:\n  command: tr a-z A-Z\n")))
+	b := mkSession("s2")
+	_, err = s.Maintain(MaintainOptions{})
+	must(t, err)
+	sum, err = s.Lookup(b, "summary.md")
+	must(t, err)
+	if got := string(readAll(t, s, sum.Ino)); !strings.Contains(got, "WE SHOULD FLY TO LISBON") {
+		t.Fatalf("command summary:\n%s", got)
+	}
+
+	must(t, s.PutSetting("policy", []byte("consolidation:\n  command: echo broken >&2; exit 3\n")))
+	c := mkSession("s3")
+	r, err = s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], "broken") {
+		t.Fatalf("a failing command: errors %v", r.Errors)
+	}
+	if _, err := s.Lookup(c, "summary.md"); err == nil {
+		t.Fatal("a failing command left a summary")
+	}
+	fsckClean(t, s)
+}
