@@ -16,9 +16,10 @@ import (
 // knowledge and exact duplicates, and purges trash past its retention.
 // Moves are renames, so versions, links and index entries follow the
 // inode. Nothing is deleted but trash. A pass is idempotent: what it moved
-// or marked no longer matches. It also writes the summary of sessions
-// without one (consolidate.go). Not built yet: superseded skills and
-// compressing archived sessions.
+// or marked no longer matches. It also moves superseded skills (an older
+// skill with the id of a newer one) to archive/deprecated_skills/ and
+// writes the summary of sessions without one (consolidate.go). Not built
+// yet: compressing archived sessions beyond what Badger's blocks do.
 
 // MaintainOptions configures a pass.
 type MaintainOptions struct {
@@ -97,6 +98,7 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			byHash[in.SHA256] = append(byHash[in.SHA256], in)
 		}
 	}
+	r.Actions = append(r.Actions, supersededSkills(mems)...)
 	for _, group := range byHash {
 		if len(group) < 2 {
 			continue
@@ -143,6 +145,40 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 	}
 	s.sampleSize(now, total) // growth for meta/stats.json
 	return r, s.logMaintenance(r)
+}
+
+// skillsDir holds skills; of those sharing an id, all but the newest are
+// superseded.
+const skillsDir = "/semantic/skills/"
+
+// supersededSkills lists the moves of skills replaced by a newer one with
+// the same id (front matter id), to archive/deprecated_skills/.
+func supersededSkills(mems []Info) []Action {
+	byID := map[string][]Info{}
+	for _, in := range mems {
+		if strings.HasPrefix(in.Path, skillsDir) && in.ID != "" {
+			byID[in.ID] = append(byID[in.ID], in)
+		}
+	}
+	var out []Action
+	for id, group := range byID {
+		if len(group) < 2 {
+			continue
+		}
+		sort.Slice(group, func(a, b int) bool {
+			x, y := group[a], group[b]
+			if !x.Modified.Equal(y.Modified) {
+				return x.Modified.After(y.Modified)
+			}
+			return x.Ino > y.Ino
+		})
+		for _, old := range group[1:] {
+			out = append(out, Action{Kind: "archive", Path: old.Path,
+				To:     "/archive/deprecated_skills/" + strings.TrimPrefix(old.Path, skillsDir),
+				Reason: fmt.Sprintf("skill %q replaced by %s", id, group[0].Path)})
+		}
+	}
+	return out
 }
 
 // apply carries out one action.

@@ -156,3 +156,36 @@ func TestConsolidation(t *testing.T) {
 	}
 	fsckClean(t, s)
 }
+
+// TestSupersededSkills: of two skills with one id, the older moves to
+// archive/deprecated_skills/ (with its history); a lone skill stays.
+func TestSupersededSkills(t *testing.T) {
+	clock := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	s := newStore(t, Options{Now: func() time.Time { return clock }, ScratchAge: -1})
+	d, err := s.mkdirAllLocked("/semantic/skills")
+	must(t, err)
+	old := writeFile(t, s, d, "deploy-v1.md", []byte("---\nid: deploy\n---\nssh and copy\n"))
+	rewrite(t, s, old, []byte("---\nid: deploy\n---\nssh, copy, restart\n"))
+	clock = clock.Add(time.Hour)
+	newer := writeFile(t, s, d, "deploy-v2.md", []byte("---\nid: deploy\n---\nuse the pipeline\n"))
+	lone := writeFile(t, s, d, "backup.md", []byte("---\nid: backup\n---\nrsync nightly\n"))
+	r, err := s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(r.Errors) != 0 {
+		t.Fatal(r.Errors)
+	}
+	for ino, want := range map[uint64]string{old: "/archive/deprecated_skills/deploy-v1.md",
+		newer: "/semantic/skills/deploy-v2.md", lone: "/semantic/skills/backup.md"} {
+		if p, _ := s.Path(ino); p != want {
+			t.Errorf("inode %d at %s, want %s", ino, p, want)
+		}
+	}
+	if vs, _ := s.Versions(old); len(vs) != 1 {
+		t.Errorf("the deprecated skill lost its history: %v", vs)
+	}
+	r, err = s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(r.Actions) != 0 {
+		t.Fatalf("second pass: %+v", r.Actions)
+	}
+}
