@@ -46,8 +46,23 @@ type MaintainReport struct {
 	Errors  []string  `json:"errors"`
 }
 
-// maintLogMax bounds meta/maintenance.log (the newest lines are kept).
-const maintLogMax = 256 << 10
+// meta/maintenance.log keeps the last maintLogPasses passes, one key each.
+const (
+	maintLogPrefix = "maintlog/"
+	maintLogPasses = 400
+)
+
+// MaintenanceLog is meta/maintenance.log: the last passes, oldest first.
+func (s *Store) MaintenanceLog() ([]byte, error) {
+	var out []byte
+	err := s.kv.View(func(t backend.Txn) error {
+		return t.Scan(backend.StoreKey(maintLogPrefix), nil, false, func(_, v []byte) bool {
+			out = append(out, v...)
+			return true
+		})
+	})
+	return out, err
+}
 
 // Maintain runs one pass.
 func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
@@ -271,16 +286,24 @@ func (s *Store) logMaintenance(r *MaintainReport) error {
 	for _, e := range r.Errors {
 		fmt.Fprintf(&b, "%s error %s\n", r.Now.Format(time.RFC3339), e)
 	}
-	old, err := s.Setting("maintenance.log")
-	if err != nil {
-		return err
-	}
-	log := append(old, b.String()...)
-	if len(log) > maintLogMax {
-		log = log[len(log)-maintLogMax:]
-		if i := strings.IndexByte(string(log), '\n'); i >= 0 {
-			log = log[i+1:]
+	// One key per pass (never a rewrite of the whole log), the oldest
+	// dropped past maintLogPasses.
+	key := backend.StoreKey(maintLogPrefix + r.Now.Format("20060102T150405.000000000Z"))
+	return s.kv.Update(func(t backend.Txn) error {
+		var keys [][]byte
+		err := t.Scan(backend.StoreKey(maintLogPrefix), nil, true, func(k, _ []byte) bool {
+			keys = append(keys, append([]byte(nil), k...))
+			return true
+		})
+		if err != nil {
+			return err
 		}
-	}
-	return s.PutSetting("maintenance.log", log)
+		for len(keys) >= maintLogPasses {
+			if err := t.Delete(keys[0]); err != nil {
+				return err
+			}
+			keys = keys[1:]
+		}
+		return t.Set(key, []byte(b.String()))
+	})
 }

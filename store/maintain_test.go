@@ -78,7 +78,7 @@ func TestMaintainLifecycle(t *testing.T) {
 	if vs, _ := s.Versions(k); len(vs) != 1 {
 		t.Errorf("versions of cold knowledge: %v", vs)
 	}
-	log, _ := s.Setting("maintenance.log")
+	log, _ := s.MaintenanceLog()
 	if !strings.Contains(string(log), "archive /working/task/scratch.md -> /archive/scratchpads/") {
 		t.Errorf("maintenance.log:\n%s", log)
 	}

@@ -19,8 +19,7 @@ var MetaFiles = map[string]func(*store.Store) ([]byte, error){
 	"stats.json":  StatsJSON,
 	"errors":      Errors,
 	"maintenance.log": func(st *store.Store) ([]byte, error) {
-		b, err := st.Setting("maintenance.log")
-		return b, err
+		return st.MaintenanceLog()
 	},
 }
 
