@@ -36,6 +36,9 @@ type Action struct {
 	Path   string `json:"path"`
 	To     string `json:"to,omitempty"`
 	Reason string `json:"reason"`
+	// ino is the memory acted on, of the memory kept (duplicates): an
+	// earlier action of the same pass may have moved either.
+	ino, of uint64
 }
 
 // MaintainReport is what a pass did.
@@ -90,23 +93,23 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		case strings.HasPrefix(in.Path, TrashDir+"/"):
 			rec, err := s.Record(in.Ino)
 			if err == nil && rec.Trashed != 0 && now.Sub(time.Unix(0, rec.Trashed)) >= time.Duration(lc.TrashRetention) {
-				r.Actions = append(r.Actions, Action{Kind: "purge", Path: in.Path, Reason: "in the trash past " + lc.TrashRetention.String()})
+				r.Actions = append(r.Actions, Action{Kind: "purge", Path: in.Path, ino: in.Ino, Reason: "in the trash past " + lc.TrashRetention.String()})
 			}
 			continue
 		case strings.HasPrefix(in.Path, "/working/") && idle(in) >= time.Duration(lc.WorkingIdle):
 			rel := strings.TrimPrefix(in.Path, "/working/")
-			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path,
+			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path, ino: in.Ino,
 				To:     "/archive/scratchpads/" + in.Modified.UTC().Format("2006-01-02") + "/" + rel,
 				Reason: "working memory untouched for " + lc.WorkingIdle.String()})
 		case strings.HasPrefix(in.Path, "/episodic/sessions/") && idle(in) >= time.Duration(lc.SessionsCold) &&
 			in.Importance != nil && *in.Importance < lc.SessionsImportance:
 			rel := strings.TrimPrefix(in.Path, "/episodic/sessions/")
-			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path,
+			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path, ino: in.Ino,
 				To:     "/archive/sessions/" + in.Modified.UTC().Format("2006-01") + "/" + rel,
 				Reason: fmt.Sprintf("session not accessed for %s, importance %.2f", lc.SessionsCold, *in.Importance)})
 		case strings.HasPrefix(in.Path, "/semantic/knowledge_base/") && idle(in) >= time.Duration(lc.KnowledgeCold):
 			if rec, err := s.Record(in.Ino); err == nil && !rec.Cold {
-				r.Actions = append(r.Actions, Action{Kind: "cold", Path: in.Path, Reason: "not accessed for " + lc.KnowledgeCold.String()})
+				r.Actions = append(r.Actions, Action{Kind: "cold", Path: in.Path, ino: in.Ino, Reason: "not accessed for " + lc.KnowledgeCold.String()})
 			}
 		}
 		if in.Size > 0 && in.SHA256 != "" && !strings.HasPrefix(in.Path, "/archive/") {
@@ -126,7 +129,7 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		})
 		for _, d := range group[1:] {
 			if rec, err := s.Record(d.Ino); err == nil && rec.DuplicateOf != group[0].Ino {
-				r.Actions = append(r.Actions, Action{Kind: "duplicate", Path: d.Path, To: group[0].Path, Reason: "same sha256 as an earlier memory"})
+				r.Actions = append(r.Actions, Action{Kind: "duplicate", Path: d.Path, To: group[0].Path, ino: d.Ino, of: group[0].Ino, Reason: "same sha256 as an earlier memory"})
 			}
 		}
 	}
@@ -188,7 +191,7 @@ func supersededSkills(mems []Info) []Action {
 			return x.Ino > y.Ino
 		})
 		for _, old := range group[1:] {
-			out = append(out, Action{Kind: "archive", Path: old.Path,
+			out = append(out, Action{Kind: "archive", Path: old.Path, ino: old.Ino,
 				To:     "/archive/deprecated_skills/" + strings.TrimPrefix(old.Path, skillsDir),
 				Reason: fmt.Sprintf("skill %q replaced by %s", id, group[0].Path)})
 		}
@@ -196,15 +199,16 @@ func supersededSkills(mems []Info) []Action {
 	return out
 }
 
-// apply carries out one action.
+// applyAction carries out one action on its memory, wherever an earlier
+// action of the pass put it.
 func (s *Store) applyAction(a Action) error {
-	ino, err := s.Resolve(a.Path)
+	cur, err := s.Path(a.ino)
 	if err != nil {
 		return err
 	}
 	switch a.Kind {
 	case "purge":
-		dir, name := path.Split(a.Path)
+		dir, name := path.Split(cur)
 		d, err := s.Resolve(dir)
 		if err != nil {
 			return err
@@ -215,27 +219,21 @@ func (s *Store) applyAction(a Action) error {
 		s.notifyEntry(d, name)
 		return nil
 	case "archive":
-		return s.moveTo(ino, a.Path, a.To)
+		return s.moveTo(cur, a.To)
 	case "cold", "duplicate":
-		var of uint64
-		if a.Kind == "duplicate" {
-			if of, err = s.Resolve(a.To); err != nil {
-				return err
-			}
-		}
 		s.mu.Lock()
 		defer s.unlock()
-		rec, err := s.storedRecord(ino)
+		rec, err := s.storedRecord(a.ino)
 		if err != nil {
 			return err
 		}
 		if a.Kind == "cold" {
 			rec.Cold = true
 		} else {
-			rec.DuplicateOf = of
+			rec.DuplicateOf = a.of
 		}
-		err = s.kv.Update(func(t backend.Txn) error { return putRecord(t, ino, rec) })
-		s.recs.Forget(ino)
+		err = s.kv.Update(func(t backend.Txn) error { return putRecord(t, a.ino, rec) })
+		s.recs.Forget(a.ino)
 		return err
 	}
 	return fmt.Errorf("unknown action %q", a.Kind)
@@ -243,7 +241,7 @@ func (s *Store) applyAction(a Action) error {
 
 // moveTo renames the memory at from to the path to, making its directory
 // and choosing a free name if to is taken.
-func (s *Store) moveTo(ino uint64, from, to string) error {
+func (s *Store) moveTo(from, to string) error {
 	s.mu.Lock()
 	defer s.unlock()
 	dir, name := path.Split(to)

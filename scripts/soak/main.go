@@ -38,6 +38,7 @@ var (
 	turns  = flag.Int("turns", 20, "turns per daily session")
 	every  = flag.Int("report", 15, "report every N days")
 	keep   = flag.Bool("keep", false, "keep the work directory")
+	pass   = flag.Int("pass", 0, "instead of a soak: import this many memories and time one maintenance pass over them")
 	words  = strings.Fields("the agent user plan meeting project budget travel deploy bug fix review design memory note idea lunch weather code test release customer")
 	origin = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 )
@@ -67,6 +68,9 @@ func run() error {
 	}
 	if !*keep {
 		defer os.RemoveAll(work)
+	}
+	if *pass > 0 {
+		return timePass(work, *pass)
 	}
 	clock := origin
 	kv, err := backend.OpenBadger(filepath.Join(work, "db"), backend.Options{})
@@ -296,5 +300,77 @@ func verify(st *store.Store, all []acked) error {
 	if lost > 0 {
 		return fmt.Errorf("%d acknowledged contents are not readable", lost)
 	}
+	return nil
+}
+
+// timePass imports n memories (a tenth of them idle scratchpads, a tenth
+// cold low-importance session turns, some duplicates) and times one
+// maintenance pass over them, a month later.
+func timePass(work string, n int) error {
+	src := filepath.Join(work, "src")
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range n {
+		var p, body string
+		switch i % 10 {
+		case 0:
+			p = fmt.Sprintf("working/task-%d/notes-%d.md", i%500, i)
+			body = "scratch notes"
+		case 1:
+			p = fmt.Sprintf("episodic/sessions/s%d/turn-%d.md", i%2000, i)
+			body = "---\nimportance: 0.1\n---\nsmall talk"
+		default:
+			p = fmt.Sprintf("semantic/notes/d%d/note-%d.md", i%1000, i)
+			body = fmt.Sprintf("note %d about %s", i%(n/20+1), words[r.IntN(len(words))])
+		}
+		full := filepath.Join(src, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, []byte(body+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	clock := time.Now()
+	kv, err := backend.OpenBadger(filepath.Join(work, "db"), backend.Options{})
+	if err != nil {
+		return err
+	}
+	defer kv.Close()
+	st, err := store.Open(kv, store.Options{Now: func() time.Time { return clock }, BlobDir: filepath.Join(work, "blobs")})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t0 := time.Now()
+	if _, err := st.Import(src, "/", nil); err != nil {
+		return err
+	}
+	fmt.Printf("imported %d memories in %v\n", n, time.Since(t0).Round(time.Millisecond))
+	clock = clock.Add(31 * 24 * time.Hour)
+	t0 = time.Now()
+	rep, err := st.Maintain(store.MaintainOptions{DryRun: true})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("dry run: %d actions in %v\n", len(rep.Actions), time.Since(t0).Round(time.Millisecond))
+	t0 = time.Now()
+	rep, err = st.Maintain(store.MaintainOptions{})
+	if err != nil {
+		return err
+	}
+	kinds := map[string]int{}
+	for _, a := range rep.Actions {
+		kinds[a.Kind]++
+	}
+	fmt.Printf("pass: %d actions %v, %d errors in %v\n", len(rep.Actions), kinds, len(rep.Errors), time.Since(t0).Round(time.Millisecond))
+	for _, e := range rep.Errors[:min(3, len(rep.Errors))] {
+		fmt.Println("  error:", e)
+	}
+	t0 = time.Now()
+	rep, err = st.Maintain(store.MaintainOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("second pass: %d actions in %v\n", len(rep.Actions), time.Since(t0).Round(time.Millisecond))
 	return nil
 }
