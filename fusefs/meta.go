@@ -22,6 +22,9 @@ func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	if !ok {
 		return nil, syscall.ENOENT
 	}
+	if name == "stats.json" && m.fsys.eng != nil {
+		return m.genFileChild(ctx, "/meta/"+name, func() ([]byte, error) { return m.fsys.eng.StatsJSON() }, out), 0
+	}
 	return m.genFileChild(ctx, "/meta/"+name, func() ([]byte, error) { return gen(m.fsys.st) }, out), 0
 }
 

@@ -303,6 +303,15 @@ func TestFrontMatterAndMeta(t *testing.T) {
 	if stats.Memories != 3 || stats.Trees["semantic"].Files != 2 || stats.Errors != 1 {
 		t.Fatalf("stats %+v", stats)
 	}
+	var health struct {
+		IndexBacklog *uint64 `json:"index_backlog"`
+		Growth       any     `json:"growth"`
+		Warnings     []string
+	}
+	must(t, json.Unmarshal([]byte(read(t, tf.path("meta/stats.json"))), &health))
+	if health.IndexBacklog == nil || health.Growth == nil || health.Warnings == nil {
+		t.Fatalf("stats.json lacks the index backlog, growth or warnings: %+v", health)
+	}
 	if !strings.Contains(read(t, tf.path("meta/schema.json")), "importance_score") {
 		t.Fatal("schema.json lacks aliases")
 	}

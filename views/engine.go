@@ -117,6 +117,13 @@ func (e *Engine) Ready() {
 	e.qMu.Unlock()
 }
 
+// Backlog is the number of changes queued and not yet applied.
+func (e *Engine) Backlog() uint64 {
+	e.qMu.Lock()
+	defer e.qMu.Unlock()
+	return e.enq - e.done
+}
+
 // settle is how long the worker lets changes gather before applying them
 // when nobody waits for them: a burst of appends to one log, or of writes
 // to one file, is then indexed once. Any reader (Ready) ends the wait, so

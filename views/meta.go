@@ -79,15 +79,27 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 }
 
 // StatsJSON is the health report.
-func StatsJSON(st *store.Store) ([]byte, error) {
+func StatsJSON(st *store.Store) ([]byte, error) { return statsJSON(st, nil) }
+
+// StatsJSON is the health report with the index backlog of e: changes
+// queued for the catalog and search index and not yet applied.
+func (e *Engine) StatsJSON() ([]byte, error) { return statsJSON(e.st, e) }
+
+func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 	s, err := st.Stats()
 	if err != nil {
 		return nil, err
 	}
+	var backlog *uint64
+	if e != nil {
+		b := e.Backlog()
+		backlog = &b
+	}
 	return marshal(struct {
 		store.Stats
-		Latency map[string]metrics.Summary `json:"latency"`
-	}{s, metrics.Ops.Summaries()})
+		IndexBacklog *uint64                    `json:"index_backlog,omitempty"`
+		Latency      map[string]metrics.Summary `json:"latency"`
+	}{s, backlog, metrics.Ops.Summaries()})
 }
 
 // Errors lists memories whose front matter could not be read, one per
