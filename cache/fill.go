@@ -59,11 +59,3 @@ func (f *Fill[K, V]) Forget(k K) {
 	f.epoch++
 	f.c.Remove(k)
 }
-
-// Purge drops everything.
-func (f *Fill[K, V]) Purge() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.epoch++
-	f.c.Purge()
-}

@@ -82,9 +82,13 @@ func (g *genFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAtt
 type snapshot struct{ data []byte }
 
 func (s *snapshot) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if off >= int64(len(s.data)) {
-		return fuse.ReadResultData(nil), 0
+	return fuse.ReadResultData(bytesAt(s.data, dest, off)), 0
+}
+
+// bytesAt is what a read of len(dest) bytes at off gets from data.
+func bytesAt(data, dest []byte, off int64) []byte {
+	if off >= int64(len(data)) {
+		return nil
 	}
-	end := min(int64(len(s.data)), off+int64(len(dest)))
-	return fuse.ReadResultData(s.data[off:end]), 0
+	return data[off:min(int64(len(data)), off+int64(len(dest)))]
 }

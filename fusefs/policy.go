@@ -125,11 +125,9 @@ type policyHandle struct {
 func (h *policyHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if off >= int64(len(h.data)) {
-		return fuse.ReadResultData(nil), 0
-	}
-	end := min(int64(len(h.data)), off+int64(len(dest)))
-	return fuse.ReadResultData(append([]byte(nil), h.data[off:end]...)), 0
+	// A copy: the reply is sent after the lock is released, and a write
+	// may change data in place meanwhile.
+	return fuse.ReadResultData(append([]byte(nil), bytesAt(h.data, dest, off)...)), 0
 }
 
 // policyMax bounds the file: a policy is a few hundred bytes.

@@ -257,14 +257,7 @@ func (s *Store) deletePrefix(p []byte) error {
 	if err != nil {
 		return err
 	}
-	b := s.kv.NewBatch()
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			b.Cancel()
-			return err
-		}
-	}
-	return b.Flush()
+	return s.deleteKeys(keys)
 }
 
 // relink gives a nameless inode a name under /archive/lost+found.

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/cache"
+	"github.com/mnemofs/mnemofs/policy"
 )
 
 // ChunkSize is the size of one content chunk.
@@ -106,7 +108,7 @@ type Store struct {
 	recs *cache.Fill[uint64, Record]
 
 	// pol caches the parsed policy (versions.go); PutSetting drops it.
-	pol policyCache
+	pol atomic.Pointer[policy.Policy]
 
 	// space refuses writes before the disk fills (nil: no check).
 	space *spaceGuard

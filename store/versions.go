@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/policy"
@@ -165,6 +164,3 @@ func (s *Store) VersionContent(ino uint64, n uint32) ([]byte, error) {
 }
 
 var errNoVersion = errors.New("no such version")
-
-// policyCache is the parsed policy, dropped when the setting changes.
-type policyCache = atomic.Pointer[policy.Policy]
