@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,6 +46,18 @@ func TestHistory(t *testing.T) {
 	must(t, os.WriteFile(a, []byte(read(t, h+"/v1.md")), 0o644))
 	if read(t, a) != "first\n" || listNames(t, h) != "v1.md v2.md v3.md" || read(t, h+"/v3.md") != "third\n" {
 		t.Fatalf("after restoring v1: %q, history %q", read(t, a), listNames(t, h))
+	}
+
+	// The shell's > (its truncate may be committed on its own) keeps the
+	// old content too.
+	sh := tf.path("semantic/sh.md")
+	for _, v := range []string{"ramen", "vegetarian"} {
+		if out, err := exec.Command("sh", "-c", "printf '%s\\n' "+v+" > "+sh).CombinedOutput(); err != nil {
+			t.Fatalf("sh: %v %s", err, out)
+		}
+	}
+	if got := read(t, tf.path("history/semantic/sh.md/v1.md")); got != "ramen\n" {
+		t.Fatalf("history after two shell writes: v1 %q", got)
 	}
 
 	// Read-only.

@@ -161,15 +161,24 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if i, err = s.inode(f.ino); err != nil {
 		return nil, err
 	}
-	if err := s.dropStale(f); err != nil {
-		return nil, err
-	}
 	rec, err := s.storedRecord(f.ino)
 	if err != nil {
 		return nil, err
 	}
 	changed := rec.SHA256 != sum || sum == "" // "": too large to hash, so assume so
 	prevRec := *rec
+	var oldBytes []byte
+	keep := false
+	if changed {
+		// The content it replaces, when the policy keeps versions: read
+		// before dropStale deletes chunks a truncation cut off.
+		if oldBytes, keep, err = s.keepVersion(f, i, &prevRec); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.dropStale(f); err != nil {
+		return nil, err
+	}
 	if !keepMeta {
 		rec.applyParse(memory.Parse(name, head))
 		rec.RelatedInos = s.resolveRelated(f.ino, rec.Meta.Related)
@@ -182,14 +191,6 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		s.icMu.RLock()
 		rec.Modified = i.Mtime
 		s.icMu.RUnlock()
-	}
-	var oldBytes []byte
-	keep := false
-	if changed {
-		// The content it replaces, when the policy keeps versions.
-		if oldBytes, keep, err = s.keepVersion(f, i, &prevRec); err != nil {
-			return nil, err
-		}
 	}
 	ino := f.ino
 	s.icMu.RLock()

@@ -121,3 +121,19 @@ func TestVersionsFollowPolicy(t *testing.T) {
 	}
 	_ = filepath.Join
 }
+
+// TestVersionOfTruncatedFile: a truncation committed on its own (truncate
+// with no handle open, as a shell's > can do) keeps the content it cut.
+func TestVersionOfTruncatedFile(t *testing.T) {
+	s := newStore(t, Options{ScratchAge: -1})
+	sem := dirIno(t, s, "semantic")
+	a := writeFile(t, s, sem, "alice.md", []byte("---\nuser: alice\n---\nAlice likes ramen.\n"))
+	must(t, s.Truncate(a, 0))
+	must(t, s.Open(a, false))
+	_, err := s.WriteAt(a, []byte("Alice is vegetarian.\n"), 0)
+	must(t, err)
+	must(t, s.Release(a))
+	if got := versionBytes(t, s, a); len(got) != 1 || string(got[0]) != "---\nuser: alice\n---\nAlice likes ramen.\n" {
+		t.Fatalf("versions %q", got)
+	}
+}
