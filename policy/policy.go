@@ -55,6 +55,12 @@ type Lifecycle struct {
 	// long, with importance below this, is compressed into the archive.
 	SessionsCold       Duration `yaml:"sessions_cold"`
 	SessionsImportance float64  `yaml:"sessions_importance"`
+	// ImportanceHalfLife: a session's importance halves for every this
+	// long it goes unused (0: it never fades), so that even important
+	// sessions leave the active tree once nobody reads them.
+	ImportanceHalfLife Duration `yaml:"importance_half_life"`
+	// DefaultImportance is the importance of a session that declares none.
+	DefaultImportance float64 `yaml:"default_importance"`
 	// KnowledgeCold: semantic knowledge not accessed this long is cold.
 	KnowledgeCold Duration `yaml:"knowledge_cold"`
 	// TrashRetention: removed memories are purged after this long.
@@ -85,6 +91,8 @@ func Default() Policy {
 			WorkingIdle:        Duration(time.Hour),
 			SessionsCold:       Duration(30 * 24 * time.Hour),
 			SessionsImportance: 0.3,
+			ImportanceHalfLife: Duration(90 * 24 * time.Hour),
+			DefaultImportance:  0.5,
 			KnowledgeCold:      Duration(180 * 24 * time.Hour),
 			TrashRetention:     Duration(30 * 24 * time.Hour),
 		},
@@ -139,6 +147,12 @@ func (p Policy) Validate() error {
 	}
 	if l.SessionsImportance < 0 || l.SessionsImportance > 1 {
 		return fmt.Errorf("policy: lifecycle.sessions_importance %v is not within [0, 1]", l.SessionsImportance)
+	}
+	if l.DefaultImportance < 0 || l.DefaultImportance > 1 {
+		return fmt.Errorf("policy: lifecycle.default_importance %v is not within [0, 1]", l.DefaultImportance)
+	}
+	if l.ImportanceHalfLife < 0 {
+		return fmt.Errorf("policy: lifecycle.importance_half_life must not be negative")
 	}
 	if i := p.Maintenance.Interval; i != 0 && i < Duration(time.Minute) {
 		return fmt.Errorf("policy: maintenance.interval %v is under a minute (0 turns the schedule off)", i)
@@ -231,6 +245,8 @@ func Schema() []map[string]string {
 		k("lifecycle.working_idle", "duration", d.Lifecycle.WorkingIdle.String(), "working/ memories untouched this long move to archive/scratchpads/<date>/"),
 		k("lifecycle.sessions_cold", "duration", d.Lifecycle.SessionsCold.String(), "sessions not accessed this long (and below sessions_importance) are compressed into archive/sessions/<YYYY-MM>/"),
 		k("lifecycle.sessions_importance", "number in [0, 1]", "0.3", "importance under which a cold session is archived"),
+		k("lifecycle.importance_half_life", "duration (0: never fades)", d.Lifecycle.ImportanceHalfLife.String(), "a session's importance halves for every this long it goes unused"),
+		k("lifecycle.default_importance", "number in [0, 1]", "0.5", "importance of a session that declares none (in summary.md or its turns)"),
 		k("lifecycle.knowledge_cold", "duration", d.Lifecycle.KnowledgeCold.String(), "semantic knowledge not accessed this long is marked cold"),
 		k("lifecycle.trash_retention", "duration", d.Lifecycle.TrashRetention.String(), "archive/trash/ entries older than this are purged"),
 		k("maintenance.interval", "duration (0: off, else at least 1m)", d.Maintenance.Interval.String(), "time between lifecycle passes inside the mount"),

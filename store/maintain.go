@@ -12,14 +12,14 @@ import (
 
 // Maintenance: one lifecycle pass (SPEC §6) under the store's policy. It
 // moves idle working memories to archive/scratchpads/<date>/ and cold
-// low-importance sessions to archive/sessions/<YYYY-MM>/, marks cold
+// low-importance sessions (sessions.go) to archive/sessions/<YYYY-MM>/,
+// packed and compressed (pack.go), marks cold
 // knowledge and exact duplicates, and purges trash past its retention.
 // Moves are renames, so versions, links and index entries follow the
 // inode. Nothing is deleted but trash. A pass is idempotent: what it moved
 // or marked no longer matches. It also moves superseded skills (an older
 // skill with the id of a newer one) to archive/deprecated_skills/ and
-// writes the summary of sessions without one (consolidate.go). Not built
-// yet: compressing archived sessions beyond what Badger's blocks do.
+// writes the summary of sessions without one (consolidate.go).
 
 // MaintainOptions configures a pass.
 type MaintainOptions struct {
@@ -101,12 +101,6 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path, ino: in.Ino,
 				To:     "/archive/scratchpads/" + in.Modified.UTC().Format("2006-01-02") + "/" + rel,
 				Reason: "working memory untouched for " + lc.WorkingIdle.String()})
-		case strings.HasPrefix(in.Path, "/episodic/sessions/") && idle(in) >= time.Duration(lc.SessionsCold) &&
-			in.Importance != nil && *in.Importance < lc.SessionsImportance:
-			rel := strings.TrimPrefix(in.Path, "/episodic/sessions/")
-			r.Actions = append(r.Actions, Action{Kind: "archive", Path: in.Path, ino: in.Ino,
-				To:     "/archive/sessions/" + in.Modified.UTC().Format("2006-01") + "/" + rel,
-				Reason: fmt.Sprintf("session not accessed for %s, importance %.2f", lc.SessionsCold, *in.Importance)})
 		case strings.HasPrefix(in.Path, "/semantic/knowledge_base/") && idle(in) >= time.Duration(lc.KnowledgeCold):
 			if rec, err := s.Record(in.Ino); err == nil && !rec.Cold {
 				r.Actions = append(r.Actions, Action{Kind: "cold", Path: in.Path, ino: in.Ino, Reason: "not accessed for " + lc.KnowledgeCold.String()})
@@ -116,6 +110,7 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			byHash[in.SHA256] = append(byHash[in.SHA256], in)
 		}
 	}
+	r.Actions = append(r.Actions, s.sessionActions(mems, now, lc)...)
 	r.Actions = append(r.Actions, supersededSkills(mems)...)
 	for _, group := range byHash {
 		if len(group) < 2 {
@@ -138,7 +133,14 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		r.Actions = append(r.Actions, Action{Kind: "summary", Path: dir, To: dir + "/" + summaryName,
 			Reason: fmt.Sprintf("a session of %d turns without %s", len(turns), summaryName)})
 	}
-	sort.SliceStable(r.Actions, func(a, b int) bool { return r.Actions[a].Path < r.Actions[b].Path })
+	// By path; a session's summary is written before the session moves.
+	sort.SliceStable(r.Actions, func(a, b int) bool {
+		x, y := r.Actions[a], r.Actions[b]
+		if x.Path != y.Path {
+			return x.Path < y.Path
+		}
+		return x.Kind == "summary" && y.Kind != "summary"
+	})
 	if o.DryRun {
 		return r, nil
 	}

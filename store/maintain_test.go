@@ -55,7 +55,7 @@ func TestMaintainLifecycle(t *testing.T) {
 	for ino, want := range map[uint64]string{
 		w:     "/archive/scratchpads/2026-01-10/task/scratch.md",
 		low:   "/archive/sessions/2026-01/s1/t1.md",
-		high:  "/episodic/sessions/s1/t2.md",
+		high:  "/archive/sessions/2026-01/s1/t2.md", // the whole session: 0.9 faded to 0.19 in 200 days
 		fresh: "/working/task/fresh.md",
 		k:     "/semantic/knowledge_base/fact.md",
 	} {
