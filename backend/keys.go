@@ -23,6 +23,13 @@ import "encoding/binary"
 //	v<ino:8><n:4>               an old version N of a file (JSON
 //	                            store.Version: size, sha256, times)
 //	w<ino:8><n:4><chunk:4>      that version's content, ChunkSize chunks
+//	p<pack:8>                   a pack: the content of archived small files
+//	                            (a session's turns), uvarint raw length +
+//	                            zstd of their concatenation; its members'
+//	                            inodes name it (Pack, PackOff) and have no
+//	                            chunks; "s" + "nextpack" numbers packs
+//	q<pack:8><ino:8>            ino is a live member of the pack; the pack
+//	                            goes with its last member
 //
 // Outside the KV, in the data directory: blobs/<ino%256 as 2 hex>/<ino>-<gen>,
 // the content of files larger than one chunk (store/blob.go; never for an
@@ -39,6 +46,8 @@ const (
 	PrefixOrphan  = 'o'
 	PrefixVersion = 'v'
 	PrefixVBytes  = 'w'
+	PrefixPack    = 'p'
+	PrefixMember  = 'q'
 	inoLen        = 8
 	chunkIndexLen = 4
 )
@@ -127,3 +136,23 @@ func VersionChunkKey(ino uint64, n, idx uint32) []byte {
 
 // VersionBytesPrefix covers the content of every version of ino.
 func VersionBytesPrefix(ino uint64) []byte { return withIno(PrefixVBytes, ino, 0) }
+
+// PackKey is the compressed content of pack id.
+func PackKey(id uint64) []byte { return withIno(PrefixPack, id, 0) }
+
+// PackPrefix covers every pack.
+func PackPrefix() []byte { return []byte{PrefixPack} }
+
+// MemberKey marks ino as a live member of pack id.
+func MemberKey(id, ino uint64) []byte {
+	return binary.BigEndian.AppendUint64(withIno(PrefixMember, id, 8), ino)
+}
+
+// MemberPrefix covers the members of pack id.
+func MemberPrefix(id uint64) []byte { return withIno(PrefixMember, id, 0) }
+
+// AllMembersPrefix covers the members of every pack.
+func AllMembersPrefix() []byte { return []byte{PrefixMember} }
+
+// MemberIno returns the ino part of a member key.
+func MemberIno(key []byte) uint64 { return binary.BigEndian.Uint64(key[1+inoLen:]) }

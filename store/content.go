@@ -217,6 +217,9 @@ func (s *Store) chunk(t backend.Txn, f *openFile, ino uint64, idx uint32) ([]byt
 	}
 	c, err := t.Get(backend.ChunkKey(ino, idx))
 	if errors.Is(err, backend.ErrNotFound) {
+		if idx == 0 {
+			return s.packedChunk(t, ino) // an archived file may be in a pack
+		}
 		return nil, nil
 	}
 	return c, err
@@ -270,6 +273,9 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 	}
 	if off < 0 {
 		return 0, syscall.EINVAL
+	}
+	if err := s.unpack(ino); err != nil {
+		return 0, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -403,6 +409,9 @@ func (s *Store) Truncate(ino uint64, size uint64) error {
 		return err
 	}
 	f := s.openState(ino) // registered: Open holds a handle until Release
+	if err := s.unpack(ino); err != nil {
+		return errors.Join(err, s.Release(ino))
+	}
 	f.mu.Lock()
 	i, err = s.inode(ino) // the cached inode now, not the one before Open
 	if err == nil {

@@ -161,6 +161,9 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 			problem(func() error { return s.deletePrefix(backend.ChunkPrefix(ino)) }, "%d chunks of missing inode %d", len(cs), ino)
 		}
 	}
+	if err := s.fsckPacks(inodes, problem); err != nil {
+		return nil, err
+	}
 	for ino := range records {
 		if inodes[ino] == nil {
 			problem(func() error { s.recs.Forget(ino); return s.kvDelete(backend.MetaKey(ino)) }, "metadata of missing inode %d", ino)

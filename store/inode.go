@@ -29,6 +29,7 @@ type Inode struct {
 	Target                     string // symlinks: the target
 	Blob                       uint64 // regular files: generation of the blob holding the content; 0: KV chunks
 	Xattrs                     uint32 // number of user xattrs
+	Pack, PackOff              uint64 // archived small files: the pack holding the content, and where (pack.go); 0: not packed
 
 	// legacy: decoded from a record without Blob and Xattrs (written
 	// before they existed), so Xattrs is unknown.
@@ -89,7 +90,12 @@ func (i *Inode) encode() []byte {
 	b = append(b, i.Target...)
 	// Trailing fields added later: records written before them end here.
 	b = binary.AppendUvarint(b, i.Blob)
-	return binary.AppendUvarint(b, uint64(i.Xattrs))
+	b = binary.AppendUvarint(b, uint64(i.Xattrs))
+	if i.Pack == 0 {
+		return b // records of unpacked files end here, as before packs
+	}
+	b = binary.AppendUvarint(b, i.Pack)
+	return binary.AppendUvarint(b, i.PackOff)
 }
 
 var errCorrupt = errors.New("store: corrupt inode record")
@@ -120,6 +126,9 @@ func decodeInode(b []byte) (*Inode, error) {
 	if len(d.b) > 0 {
 		i.Blob = d.uvarint()
 		i.Xattrs = uint32(d.uvarint())
+		if len(d.b) > 0 {
+			i.Pack, i.PackOff = d.uvarint(), d.uvarint()
+		}
 	} else {
 		i.legacy = true
 	}

@@ -221,7 +221,12 @@ func (s *Store) applyAction(a Action) error {
 		s.notifyEntry(d, name)
 		return nil
 	case "archive":
-		return s.moveTo(cur, a.To)
+		if err := s.moveTo(cur, a.To); err != nil {
+			return err
+		}
+		// Archived bytes are kept compressed (pack.go).
+		_, err := s.packTree(a.ino)
+		return err
 	case "cold", "duplicate":
 		s.mu.Lock()
 		defer s.unlock()

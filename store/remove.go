@@ -137,6 +137,11 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 			if i.Blob != 0 && s.blobs != nil {
 				s.blobs.retireAll(i.Ino)
 			}
+			if i.Pack != 0 {
+				if err := s.dropPackIfEmpty(i.Pack); err != nil {
+					return err
+				}
+			}
 			s.forget(i.Ino)
 			s.event(Removed, i.Ino)
 			return nil
@@ -166,8 +171,17 @@ func (s *Store) purge(ino uint64) error {
 	if err != nil {
 		return err
 	}
+	var pack uint64
+	if i, err := s.inode(ino); err == nil {
+		pack = i.Pack
+	}
 	if err := s.deleteKeys(keys); err != nil {
 		return err
+	}
+	if pack != 0 {
+		if err := s.dropPackIfEmpty(pack); err != nil {
+			return err
+		}
 	}
 	s.tails.Forget(ino)
 	s.recs.Forget(ino)
@@ -199,6 +213,9 @@ func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if i, err := s.inode(ino); err == nil && i.Pack != 0 {
+		keys = append(keys, backend.MemberKey(i.Pack, ino))
+	}
 	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.InodeKey(ino)), nil
 }
 
@@ -213,7 +230,9 @@ func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
 		return s.inodeKeys(i.Ino) // it may have kept old versions
 	}
 	var keys [][]byte
-	if i.Blob == 0 {
+	if i.Pack != 0 {
+		keys = append(keys, backend.MemberKey(i.Pack, i.Ino))
+	} else if i.Blob == 0 {
 		for c := uint64(0); c*ChunkSize < i.Size; c++ {
 			keys = append(keys, backend.ChunkKey(i.Ino, uint32(c)))
 		}

@@ -70,6 +70,8 @@ type Store struct {
 	opts Options
 	now  func() time.Time
 	log  *log.Logger
+	// packs caches decompressed packs (pack.go).
+	packs packCache
 
 	// mu serialises every mutation of the namespace and every commit, so
 	// transactions never conflict and KV and cache change together.

@@ -1,0 +1,309 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Packs: how archived memories are stored compressed. When a pass archives
+// a session, the small files under it (each below one chunk, closed, in the
+// KV) are concatenated and compressed with zstd into one pack value; each
+// member's inode names the pack and its offset, and its chunk is deleted.
+// Compressing a session's turns together finds what they share (front
+// matter keys, names, phrasing), which one small file alone cannot.
+//
+// A packed file reads like any other: chunk 0, when the KV has none, comes
+// from the pack (decompressed packs are kept in a small LRU; packs never
+// change, so it needs no invalidation). The first write or truncate of a
+// member unpacks it (its bytes go back to a chunk, in one transaction with
+// the inode and its membership key), so nothing that writes ever sees a
+// pack. A pack is deleted with its last member.
+
+// packMax bounds the raw bytes of one pack (a larger session gets several).
+const packMax = 4 << 20
+
+var (
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+)
+
+type packCache struct {
+	once sync.Once
+	c    *lru.Cache[uint64, []byte]
+}
+
+func (p *packCache) get() *lru.Cache[uint64, []byte] {
+	p.once.Do(func() { p.c, _ = lru.New[uint64, []byte](64) })
+	return p.c
+}
+
+// packed returns the raw content of pack id.
+func (s *Store) packed(t backend.Txn, id uint64) ([]byte, error) {
+	c := s.packs.get()
+	if b, ok := c.Get(id); ok {
+		return b, nil
+	}
+	v, err := t.Get(backend.PackKey(id))
+	if err != nil {
+		return nil, fmt.Errorf("pack %d: %w", id, err)
+	}
+	raw, n := binary.Uvarint(v)
+	if n <= 0 || raw > packMax {
+		return nil, fmt.Errorf("pack %d: corrupt header", id)
+	}
+	b, err := zdec.DecodeAll(v[n:], make([]byte, 0, raw))
+	if err != nil || uint64(len(b)) != raw {
+		return nil, fmt.Errorf("pack %d: corrupt (%v)", id, err)
+	}
+	c.Add(id, b)
+	return b, nil
+}
+
+// packedChunk is chunk 0 of a packed file, as the transaction sees it
+// (the inode is read in t, so a pack committed after t began is not seen
+// half-way); nil when the file is not packed.
+func (s *Store) packedChunk(t backend.Txn, ino uint64) ([]byte, error) {
+	v, err := t.Get(backend.InodeKey(ino))
+	if err != nil {
+		if errors.Is(err, backend.ErrNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	i, err := decodeInode(v)
+	if err != nil || i.Pack == 0 {
+		return nil, err
+	}
+	b, err := s.packed(t, i.Pack)
+	if err != nil {
+		return nil, err
+	}
+	if i.PackOff+i.Size > uint64(len(b)) {
+		return nil, fmt.Errorf("inode %d: pack %d holds %d bytes, not %d at %d", ino, i.Pack, len(b), i.Size, i.PackOff)
+	}
+	return b[i.PackOff : i.PackOff+i.Size : i.PackOff+i.Size], nil
+}
+
+// packable reports whether i can join a pack. Caller holds mu.
+func (s *Store) packable(i *Inode) bool {
+	return i.IsReg() && i.Size > 0 && i.Size < ChunkSize && i.Blob == 0 && i.Pack == 0 &&
+		len(i.Links) > 0 && s.openState(i.Ino) == nil
+}
+
+// packTree packs the small files under the directory (or the file) ino.
+// It returns how many files were packed.
+func (s *Store) packTree(ino uint64) (int, error) {
+	s.mu.Lock()
+	defer s.unlock()
+	var files []*Inode
+	var walk func(ino uint64) error
+	walk = func(ino uint64) error {
+		i, err := s.inode(ino)
+		if err != nil {
+			return err
+		}
+		if !i.IsDir() {
+			if s.packable(i) {
+				c, err := s.editable(ino)
+				if err != nil {
+					return err
+				}
+				files = append(files, c)
+			}
+			return nil
+		}
+		var kids []uint64
+		err = s.kv.View(func(t backend.Txn) error {
+			return t.Scan(backend.DirentPrefix(ino), nil, false, func(_, v []byte) bool {
+				if len(v) >= 8 {
+					kids = append(kids, binary.BigEndian.Uint64(v))
+				}
+				return true
+			})
+		})
+		for _, k := range kids {
+			if err == nil {
+				err = walk(k)
+			}
+		}
+		return err
+	}
+	if err := walk(ino); err != nil {
+		return 0, err
+	}
+	n := 0
+	for len(files) > 0 {
+		var group []*Inode
+		raw := uint64(0)
+		for len(files) > 0 && raw+files[0].Size <= packMax {
+			raw += files[0].Size
+			group, files = append(group, files[0]), files[1:]
+		}
+		if len(group) == 0 { // cannot happen: members are below one chunk
+			break
+		}
+		if err := s.pack(group); err != nil {
+			return n, err
+		}
+		n += len(group)
+	}
+	return n, nil
+}
+
+// pack writes one pack of the files (editable copies). Caller holds mu.
+func (s *Store) pack(files []*Inode) error {
+	var raw []byte
+	err := s.kv.View(func(t backend.Txn) error {
+		for _, i := range files {
+			c, err := s.chunk(t, nil, i.Ino, 0)
+			if err != nil {
+				return err
+			}
+			i.PackOff = uint64(len(raw))
+			raw = append(raw, c[:min(uint64(len(c)), i.Size)]...)
+			raw = append(raw, make([]byte, i.Size-min(uint64(len(c)), i.Size))...)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	id, err := s.nextPack()
+	if err != nil {
+		return err
+	}
+	v := binary.AppendUvarint(nil, uint64(len(raw)))
+	v = zenc.EncodeAll(raw, v)
+	for _, i := range files {
+		i.Pack = id
+	}
+	err = s.update(func(t backend.Txn) error {
+		if err := t.Set(backend.PackKey(id), v); err != nil {
+			return err
+		}
+		for _, i := range files {
+			if err := t.Set(backend.MemberKey(id, i.Ino), nil); err != nil {
+				return err
+			}
+			if err := t.Delete(backend.ChunkKey(i.Ino, 0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, files...)
+	for _, i := range files {
+		s.tails.Forget(i.Ino)
+	}
+	return err
+}
+
+// nextPack allocates a pack id. Caller holds mu.
+func (s *Store) nextPack() (uint64, error) {
+	var id uint64
+	err := s.kv.Update(func(t backend.Txn) error {
+		id = 1
+		if v, err := t.Get(backend.StoreKey("nextpack")); err == nil && len(v) == 8 {
+			id = binary.BigEndian.Uint64(v)
+		} else if err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return err
+		}
+		return t.Set(backend.StoreKey("nextpack"), binary.BigEndian.AppendUint64(nil, id+1))
+	})
+	return id, err
+}
+
+// unpack puts a packed file's bytes back in a chunk before it changes.
+func (s *Store) unpack(ino uint64) error {
+	if i, err := s.inode(ino); err != nil || !s.isPacked(i) {
+		return err
+	}
+	s.mu.Lock()
+	defer s.unlock()
+	i, err := s.editable(ino)
+	if err != nil || i.Pack == 0 {
+		return err
+	}
+	id := i.Pack
+	var data []byte
+	err = s.kv.View(func(t backend.Txn) error {
+		data, err = s.packedChunk(t, ino)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	i.Pack, i.PackOff = 0, 0
+	err = s.update(func(t backend.Txn) error {
+		if err := t.Set(backend.ChunkKey(ino, 0), data); err != nil {
+			return err
+		}
+		return t.Delete(backend.MemberKey(id, ino))
+	}, i)
+	if err != nil {
+		return err
+	}
+	s.tails.Forget(ino)
+	return s.dropPackIfEmpty(id)
+}
+
+func (s *Store) isPacked(i *Inode) bool {
+	s.icMu.RLock()
+	defer s.icMu.RUnlock()
+	return i.Pack != 0
+}
+
+// dropPackIfEmpty deletes pack id once it has no member left.
+func (s *Store) dropPackIfEmpty(id uint64) error {
+	return s.kv.Update(func(t backend.Txn) error {
+		empty := true
+		err := t.Scan(backend.MemberPrefix(id), nil, true, func(_, _ []byte) bool {
+			empty = false
+			return false
+		})
+		if err != nil || !empty {
+			return err
+		}
+		s.packs.get().Remove(id)
+		return t.Delete(backend.PackKey(id))
+	})
+}
+
+// PackStats is what the packs hold: members, their raw bytes, and the
+// compressed bytes stored for them.
+type PackStats struct {
+	Packs      int   `json:"packs"`
+	Files      int   `json:"files"`
+	RawBytes   int64 `json:"raw_bytes"`
+	Compressed int64 `json:"compressed_bytes"`
+}
+
+// Packs sums the packs of the store.
+func (s *Store) Packs() (PackStats, error) {
+	var ps PackStats
+	err := s.kv.View(func(t backend.Txn) error {
+		err := t.Scan(backend.PackPrefix(), nil, false, func(_, v []byte) bool {
+			raw, n := binary.Uvarint(v)
+			if n > 0 {
+				ps.Packs++
+				ps.RawBytes += int64(raw)
+				ps.Compressed += int64(len(v))
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return t.Scan(backend.AllMembersPrefix(), nil, true, func(_, _ []byte) bool {
+			ps.Files++
+			return true
+		})
+	})
+	return ps, err
+}

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// TestArchivedSessionsArePacked: archiving a session compresses its turns
+// into a pack that reads back byte for byte (also after a reopen); a write,
+// a truncate or a removal takes a member out; the pack goes with its last
+// member; fsck is clean throughout and finds a broken membership.
+func TestArchivedSessionsArePacked(t *testing.T) {
+	dir := t.TempDir()
+	clock := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+	open := func() (*Store, backend.KV) {
+		kv, err := backend.OpenBadger(filepath.Join(dir, "db"), backend.Options{})
+		must(t, err)
+		s, err := Open(kv, Options{BlobDir: filepath.Join(dir, "blobs"), ScratchAge: -1, Now: func() time.Time { return clock }})
+		must(t, err)
+		return s, kv
+	}
+	s, kv := open()
+	d, err := s.mkdirAllLocked("/episodic/sessions/2026-01-10")
+	must(t, err)
+	want := map[uint64][]byte{}
+	for k := range 20 {
+		body := fmt.Sprintf("---\nspeaker: %s\nimportance: 0.1\n---\nTurn %d: we talked about the trip to Lisbon and the hotel near the river.\n",
+			[]string{"alice", "bob"}[k%2], k)
+		want[writeFile(t, s, d, fmt.Sprintf("turn-%02d.md", k), []byte(body))] = []byte(body)
+	}
+	clock = clock.Add(60 * 24 * time.Hour)
+	r, err := s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(r.Errors) != 0 {
+		t.Fatal(r.Errors)
+	}
+	ps, err := s.Packs()
+	must(t, err)
+	if ps.Packs != 1 || ps.Files != 21 { // the turns and the summary written before the move
+		t.Fatalf("packs %+v", ps)
+	}
+	t.Logf("packed %+v", ps)
+	if ps.Compressed*3 > ps.RawBytes {
+		t.Errorf("a session of similar turns compressed only to %d of %d bytes", ps.Compressed, ps.RawBytes)
+	}
+	check := func(when string) {
+		t.Helper()
+		for ino, b := range want {
+			if got := readAll(t, s, ino); !bytes.Equal(got, b) {
+				p, _ := s.Path(ino)
+				t.Fatalf("%s: %s reads %q, want %q", when, p, got, b)
+			}
+		}
+		fsckClean(t, s)
+	}
+	check("packed")
+	err = kv.View(func(tx backend.Txn) error {
+		for ino := range want {
+			if _, err := tx.Get(backend.ChunkKey(ino, 0)); !errors.Is(err, backend.ErrNotFound) {
+				return fmt.Errorf("inode %d still has its chunk (%v)", ino, err)
+			}
+		}
+		return nil
+	})
+	must(t, err)
+
+	// Survives a restart.
+	must(t, s.Close())
+	must(t, kv.Close())
+	s, kv = open()
+	defer kv.Close()
+	defer s.Close()
+	check("reopened")
+
+	inos := make([]uint64, 0, len(want))
+	for ino := range want {
+		inos = append(inos, ino)
+	}
+	// An append unpacks: old bytes and new.
+	appendBytes(t, s, inos[0], []byte("and one more line\n"))
+	want[inos[0]] = append(want[inos[0]], "and one more line\n"...)
+	// A truncate unpacks.
+	must(t, s.Truncate(inos[1], 7))
+	want[inos[1]] = want[inos[1]][:7]
+	check("after a write and a truncate")
+	if ps, _ = s.Packs(); ps.Files != 19 {
+		t.Fatalf("after two unpacks: %+v", ps)
+	}
+
+	// fsck finds a member whose key is gone, and repairs it.
+	must(t, kv.Update(func(tx backend.Txn) error { return tx.Delete(backend.MemberKey(1, inos[2])) }))
+	if fr, _ := s.Fsck(false); fr.Clean {
+		t.Fatal("fsck missed a lost membership key")
+	}
+	fr, err := s.Fsck(true)
+	must(t, err)
+	if fr.Repaired == 0 {
+		t.Fatal("nothing repaired")
+	}
+	fsckClean(t, s)
+
+	// Removing every packed member for real drops the pack.
+	for _, ino := range inos[2:] {
+		p, err := s.Path(ino)
+		must(t, err)
+		dirIno, err := s.Resolve(filepath.Dir(p))
+		must(t, err)
+		_, err = s.Remove(dirIno, filepath.Base(p)) // to the trash
+		must(t, err)
+		p, err = s.Path(ino)
+		must(t, err)
+		dirIno, err = s.Resolve(filepath.Dir(p))
+		must(t, err)
+		_, err = s.Remove(dirIno, filepath.Base(p)) // from the trash: gone
+		must(t, err)
+		delete(want, ino)
+	}
+	sum, err := s.Lookup(d, "summary.md") // d moved with the session
+	must(t, err)
+	ps, _ = s.Packs()
+	if ps.Files != 1 || ps.Packs != 1 { // the summary is left
+		t.Fatalf("before the last member goes: %+v", ps)
+	}
+	rewrite(t, s, sum.Ino, []byte("a new summary\n"))
+	if ps, _ = s.Packs(); ps.Packs != 0 || ps.Files != 0 {
+		t.Fatalf("the pack outlived its members: %+v", ps)
+	}
+	check("after the last member left")
+}
