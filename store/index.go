@@ -70,7 +70,9 @@ type Stats struct {
 	Disk        map[string]int64 `json:"disk_bytes"`
 	Duplicates  int              `json:"duplicate_files"`
 	Growth      Growth           `json:"growth"`
-	Warnings    []string         `json:"warnings"`
+	// Packs: archived files kept compressed (pack.go).
+	Packs    PackStats `json:"archive_packs"`
+	Warnings []string  `json:"warnings"`
 }
 
 // Tree is the size of one top-level directory.
@@ -141,6 +143,9 @@ func (s *Store) Stats() (Stats, error) {
 	lsm, vlog := s.kv.Size()
 	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog, "blobs": s.blobs.size()}
 	st.Growth = s.sampleSize(s.now(), int64(st.Bytes))
+	if st.Packs, err = s.Packs(); err != nil {
+		return st, err
+	}
 	st.Warnings = s.warnings(&st)
 	return st, nil
 }

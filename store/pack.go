@@ -97,8 +97,8 @@ func (s *Store) packable(i *Inode) bool {
 		len(i.Links) > 0 && s.openState(i.Ino) == nil
 }
 
-// packTree packs the small files under the directory (or the file) ino.
-// It returns how many files were packed.
+// packTree packs the small files under the directory (or the file) ino,
+// where compressing saves bytes. It returns how many files it considered.
 func (s *Store) packTree(ino uint64) (int, error) {
 	s.mu.Lock()
 	defer s.unlock()
@@ -175,12 +175,15 @@ func (s *Store) pack(files []*Inode) error {
 	if err != nil {
 		return err
 	}
+	v := binary.AppendUvarint(nil, uint64(len(raw)))
+	v = zenc.EncodeAll(raw, v)
+	if len(v) >= len(raw) {
+		return nil // nothing gained (a tiny file alone): left as it is
+	}
 	id, err := s.nextPack()
 	if err != nil {
 		return err
 	}
-	v := binary.AppendUvarint(nil, uint64(len(raw)))
-	v = zenc.EncodeAll(raw, v)
 	for _, i := range files {
 		i.Pack = id
 	}

@@ -40,6 +40,9 @@ var (
 	every  = flag.Int("report", 15, "report every N days")
 	keep   = flag.Bool("keep", false, "keep the work directory")
 	pass   = flag.Int("pass", 0, "instead of a soak: import this many memories and time one maintenance pass over them")
+	gen    = flag.String("gen", "", "instead of a soak: write the tree of -pass N memories into this directory")
+	probe_ = flag.String("probe", "", "instead of a soak: measure a small write+read in this directory (of a mount) until interrupted or -for")
+	probeD = flag.Duration("for", time.Hour, "with -probe: how long")
 	words  = strings.Fields("the agent user plan meeting project budget travel deploy bug fix review design memory note idea lunch weather code test release customer")
 	origin = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 )
@@ -59,6 +62,12 @@ func main() {
 }
 
 func run() error {
+	if *gen != "" {
+		return genTree(*gen, *pass)
+	}
+	if *probe_ != "" {
+		return probeMount(*probe_, *probeD)
+	}
 	work := *dir
 	if work == "" {
 		d, err := os.MkdirTemp("", "mnemofs-soak-")
@@ -127,8 +136,8 @@ func run() error {
 		}
 		return b.String()
 	}
-	fmt.Println("| day | disk MiB | stored MiB | disk per stored byte | episodic | working | semantic | archive | archive share | actions |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| day | disk MiB | stored MiB | disk per stored byte | episodic | working | semantic | archive | archive share | packed files | pack bytes per packed byte | actions |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	var sessions []string
 	for day := 1; day <= *days; day++ {
 		s := fmt.Sprintf("/episodic/sessions/%s", clock.Format("2006-01-02"))
@@ -259,8 +268,13 @@ func report(st *store.Store, day, actions int) error {
 	if stored > 0 {
 		share = float64(archived) / float64(stored)
 	}
-	fmt.Printf("| %d | %.1f | %.1f | %.2f | %d | %d | %d | %d | %.0f%% | %d |\n", day, float64(disk)/(1<<20), float64(stored)/(1<<20),
-		float64(disk)/float64(max(stored, 1)), files("episodic"), files("working"), files("semantic"), files("archive"), 100*share, actions)
+	ps, err := st.Packs()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("| %d | %.1f | %.1f | %.2f | %d | %d | %d | %d | %.0f%% | %d | %.2f | %d |\n", day, float64(disk)/(1<<20), float64(stored)/(1<<20),
+		float64(disk)/float64(max(stored, 1)), files("episodic"), files("working"), files("semantic"), files("archive"), 100*share,
+		ps.Files, float64(ps.Compressed)/float64(max(ps.RawBytes, 1)), actions)
 	return nil
 }
 
@@ -309,27 +323,8 @@ func verify(st *store.Store, all []acked) error {
 // maintenance pass over them, a month later.
 func timePass(work string, n int) error {
 	src := filepath.Join(work, "src")
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range n {
-		var p, body string
-		switch i % 10 {
-		case 0:
-			p = fmt.Sprintf("working/task-%d/notes-%d.md", i%500, i)
-			body = "scratch notes"
-		case 1:
-			p = fmt.Sprintf("episodic/sessions/s%d/turn-%d.md", i%2000, i)
-			body = "---\nimportance: 0.1\n---\nsmall talk"
-		default:
-			p = fmt.Sprintf("semantic/notes/d%d/note-%d.md", i%1000, i)
-			body = fmt.Sprintf("note %d about %s", i%(n/20+1), words[r.IntN(len(words))])
-		}
-		full := filepath.Join(src, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, []byte(body+"\n"), 0o644); err != nil {
-			return err
-		}
+	if err := genTree(src, n); err != nil {
+		return err
 	}
 	clock := time.Now()
 	kv, err := backend.OpenBadger(filepath.Join(work, "db"), backend.Options{})
