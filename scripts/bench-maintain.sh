@@ -70,6 +70,8 @@ import json, sys, collections
 r = json.load(open(sys.argv[1]))
 kinds = collections.Counter(a["kind"] for a in r["actions"])
 print(f"pass (through the mount): {len(r['actions'])} actions {dict(kinds)}, {len(r['errors'])} errors, {float(sys.argv[3]) - float(sys.argv[2]):.1f} s")
+for e in r["errors"][:5]:
+    print("  error:", e)
 PY
 start=$(date +%s.%N)
 n=$("$M" maintain --data "$DATA" --now "$later" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["actions"]))')

@@ -159,6 +159,23 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		done = append(done, a)
 	}
 	r.Actions = done
+	// Archived bytes are kept compressed: what this pass moved into each
+	// archive directory is packed together (pack.go).
+	packDirs := map[string]bool{}
+	for _, a := range done {
+		if a.Kind == "archive" {
+			packDirs[path.Dir(a.To)] = true
+		}
+	}
+	for dir := range packDirs {
+		d, err := s.Resolve(dir)
+		if err == nil {
+			err = s.packTree(d)
+		}
+		if err != nil {
+			r.Errors = append(r.Errors, fmt.Sprintf("pack %s: %v", dir, err))
+		}
+	}
 	var total int64
 	for _, in := range mems {
 		total += int64(in.Size)
@@ -221,12 +238,7 @@ func (s *Store) applyAction(a Action) error {
 		s.notifyEntry(d, name)
 		return nil
 	case "archive":
-		if err := s.moveTo(cur, a.To); err != nil {
-			return err
-		}
-		// Archived bytes are kept compressed (pack.go).
-		_, err := s.packTree(a.ino)
-		return err
+		return s.moveTo(cur, a.To)
 	case "cold", "duplicate":
 		s.mu.Lock()
 		defer s.unlock()

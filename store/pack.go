@@ -26,8 +26,12 @@ import (
 // the inode and its membership key), so nothing that writes ever sees a
 // pack. A pack is deleted with its last member.
 
-// packMax bounds the raw bytes of one pack (a larger session gets several).
-const packMax = 4 << 20
+// packMax and packFiles bound one pack (and so its transaction and the
+// time mu is held): more gets several.
+const (
+	packMax   = 4 << 20
+	packFiles = 1000
+)
 
 var (
 	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
@@ -93,16 +97,21 @@ func (s *Store) packedChunk(t backend.Txn, ino uint64) ([]byte, error) {
 
 // packable reports whether i can join a pack. Caller holds mu.
 func (s *Store) packable(i *Inode) bool {
+	if s.openState(i.Ino) != nil {
+		return false
+	}
+	s.icMu.RLock()
+	defer s.icMu.RUnlock()
 	return i.IsReg() && i.Size > 0 && i.Size < ChunkSize && i.Blob == 0 && i.Pack == 0 &&
-		len(i.Links) > 0 && s.openState(i.Ino) == nil
+		len(i.Links) > 0
 }
 
 // packTree packs the small files under the directory (or the file) ino,
-// where compressing saves bytes. It returns how many files it considered.
-func (s *Store) packTree(ino uint64) (int, error) {
-	s.mu.Lock()
-	defer s.unlock()
-	var files []*Inode
+// where compressing saves bytes. The walk takes no lock; each pack is
+// written under mu on its own, its members checked again there, so that
+// writers wait for one pack at most.
+func (s *Store) packTree(ino uint64) error {
+	var cands []uint64
 	var walk func(ino uint64) error
 	walk = func(ino uint64) error {
 		i, err := s.inode(ino)
@@ -110,13 +119,7 @@ func (s *Store) packTree(ino uint64) (int, error) {
 			return err
 		}
 		if !i.IsDir() {
-			if s.packable(i) {
-				c, err := s.editable(ino)
-				if err != nil {
-					return err
-				}
-				files = append(files, c)
-			}
+			cands = append(cands, ino)
 			return nil
 		}
 		var kids []uint64
@@ -136,25 +139,44 @@ func (s *Store) packTree(ino uint64) (int, error) {
 		return err
 	}
 	if err := walk(ino); err != nil {
-		return 0, err
+		return err
 	}
-	n := 0
-	for len(files) > 0 {
-		var group []*Inode
-		raw := uint64(0)
-		for len(files) > 0 && raw+files[0].Size <= packMax {
-			raw += files[0].Size
-			group, files = append(group, files[0]), files[1:]
+	for len(cands) > 0 {
+		var err error
+		if cands, err = s.packSome(cands); err != nil {
+			return err
 		}
-		if len(group) == 0 { // cannot happen: members are below one chunk
+	}
+	return nil
+}
+
+// packSome packs the first candidates that can be packed, up to packMax
+// bytes, and returns the rest.
+func (s *Store) packSome(cands []uint64) ([]uint64, error) {
+	s.mu.Lock()
+	defer s.unlock()
+	var group []*Inode
+	raw := uint64(0)
+	for len(cands) > 0 {
+		i, err := s.inode(cands[0])
+		if err != nil || !s.packable(i) {
+			cands = cands[1:] // gone or changed since the walk
+			continue
+		}
+		c, err := s.editable(cands[0])
+		if err != nil {
+			return nil, err
+		}
+		if raw+c.Size > packMax || len(group) == packFiles {
 			break
 		}
-		if err := s.pack(group); err != nil {
-			return n, err
-		}
-		n += len(group)
+		raw += c.Size
+		group, cands = append(group, c), cands[1:]
 	}
-	return n, nil
+	if len(group) == 0 {
+		return cands, nil
+	}
+	return cands, s.pack(group)
 }
 
 // pack writes one pack of the files (editable copies). Caller holds mu.

@@ -133,3 +133,34 @@ func TestArchivedSessionsArePacked(t *testing.T) {
 	}
 	check("after the last member left")
 }
+
+// TestLargeSessionSplitsIntoPacks: a session of more files than one pack
+// takes is packed into several (bounded transactions), all readable.
+func TestLargeSessionSplitsIntoPacks(t *testing.T) {
+	clock := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+	s := newStore(t, Options{ScratchAge: -1, Now: func() time.Time { return clock }})
+	d, err := s.mkdirAllLocked("/episodic/sessions/long")
+	must(t, err)
+	want := map[uint64]string{}
+	for k := range packFiles + 100 {
+		body := fmt.Sprintf("---\nimportance: 0.1\n---\nturn %d of a long session about the weather\n", k)
+		want[writeFile(t, s, d, fmt.Sprintf("t%04d.md", k), []byte(body))] = body
+	}
+	clock = clock.Add(60 * 24 * time.Hour)
+	r, err := s.Maintain(MaintainOptions{})
+	must(t, err)
+	if len(r.Errors) != 0 {
+		t.Fatal(r.Errors)
+	}
+	ps, err := s.Packs()
+	must(t, err)
+	if ps.Packs != 2 || ps.Files != packFiles+100 { // the summary (over one chunk) is not packed
+		t.Fatalf("packs %+v", ps)
+	}
+	for ino, body := range want {
+		if got := string(readAll(t, s, ino)); got != body {
+			t.Fatalf("inode %d: %q", ino, got)
+		}
+	}
+	fsckClean(t, s)
+}
