@@ -151,57 +151,89 @@ func (s *Store) packTree(ino uint64) error {
 }
 
 // packSome packs the first candidates that can be packed, up to packMax
-// bytes, and returns the rest.
+// bytes or packFiles files, and returns the rest. The members are read and
+// compressed without a lock; under mu they are checked to be unchanged
+// (else the group waits for a later pass) and the pack is written.
 func (s *Store) packSome(cands []uint64) ([]uint64, error) {
-	s.mu.Lock()
-	defer s.unlock()
-	var group []*Inode
+	var group []Inode // snapshots
 	raw := uint64(0)
-	for len(cands) > 0 {
+	for len(cands) > 0 && len(group) < packFiles {
 		i, err := s.inode(cands[0])
 		if err != nil || !s.packable(i) {
 			cands = cands[1:] // gone or changed since the walk
 			continue
 		}
-		c, err := s.editable(cands[0])
-		if err != nil {
-			return nil, err
-		}
-		if raw+c.Size > packMax || len(group) == packFiles {
+		s.icMu.RLock()
+		snap := *i
+		s.icMu.RUnlock()
+		if raw+snap.Size > packMax {
 			break
 		}
-		raw += c.Size
-		group, cands = append(group, c), cands[1:]
+		raw += snap.Size
+		group, cands = append(group, snap), cands[1:]
 	}
 	if len(group) == 0 {
 		return cands, nil
 	}
-	return cands, s.pack(group)
+	v, offs, err := s.compressFiles(group)
+	if err != nil || v == nil {
+		return cands, err
+	}
+	s.mu.Lock()
+	defer s.unlock()
+	files := make([]*Inode, len(group))
+	for k, snap := range group {
+		i, err := s.inode(snap.Ino)
+		if err != nil || !s.packable(i) || !s.sameContent(i, &snap) {
+			return cands, nil // changed meanwhile: packed by a later pass
+		}
+		if files[k], err = s.editable(snap.Ino); err != nil {
+			return nil, err
+		}
+		files[k].PackOff = offs[k]
+	}
+	return cands, s.writePack(files, v)
 }
 
-// pack writes one pack of the files (editable copies). Caller holds mu.
-func (s *Store) pack(files []*Inode) error {
+// sameContent reports whether i still has the content it had in snap.
+func (s *Store) sameContent(i, snap *Inode) bool {
+	s.icMu.RLock()
+	defer s.icMu.RUnlock()
+	return i.Size == snap.Size && i.Mtime == snap.Mtime && i.Ctime == snap.Ctime && i.Pack == 0 && i.Blob == 0
+}
+
+// compressFiles reads the files and returns the pack value and each one's
+// offset; a nil value when compressing saves nothing (a tiny file alone).
+func (s *Store) compressFiles(files []Inode) ([]byte, []uint64, error) {
 	var raw []byte
+	offs := make([]uint64, len(files))
 	err := s.kv.View(func(t backend.Txn) error {
-		for _, i := range files {
+		for k, i := range files {
 			c, err := s.chunk(t, nil, i.Ino, 0)
 			if err != nil {
 				return err
 			}
-			i.PackOff = uint64(len(raw))
-			raw = append(raw, c[:min(uint64(len(c)), i.Size)]...)
-			raw = append(raw, make([]byte, i.Size-min(uint64(len(c)), i.Size))...)
+			offs[k] = uint64(len(raw))
+			n := min(uint64(len(c)), i.Size)
+			raw = append(raw, c[:n]...)
+			raw = append(raw, make([]byte, i.Size-n)...)
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	v := binary.AppendUvarint(nil, uint64(len(raw)))
 	v = zenc.EncodeAll(raw, v)
 	if len(v) >= len(raw) {
-		return nil // nothing gained (a tiny file alone): left as it is
+		return nil, nil, nil
 	}
+	return v, offs, nil
+}
+
+// writePack stores pack value v for the files (editable copies with their
+// offsets set). Caller holds mu.
+func (s *Store) writePack(files []*Inode, v []byte) error {
 	id, err := s.nextPack()
 	if err != nil {
 		return err
