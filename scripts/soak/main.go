@@ -11,7 +11,7 @@
 // then a duplicate, a new version of a skill, a removed memory, and reads
 // that keep some old sessions warm. The store runs in process on a real
 // Badger directory with a simulated clock (a mount cannot run months in
-// minutes). Run it through scripts/soak.sh:
+// minutes):
 //
 //	go run ./scripts/soak -days 180 -dir /var/tmp/soak
 package main
