@@ -221,7 +221,7 @@ func TestVectorsLargeParallel(t *testing.T) {
 		v.Remove(ino)
 		delete(ref, ino)
 	}
-	if v.Len() < parallelRows {
+	if v.Len() < 4*shardRows {
 		t.Fatalf("only %d rows", v.Len())
 	}
 	if err := v.check(); err != nil {
