@@ -151,6 +151,9 @@ func (v *Vectors) bestPerSlot(sc *vScratch) {
 func (v *Vectors) pick(sc *vScratch, k, limit int, filter func(uint64) bool) ([]VHit, bool) {
 	h := vheap(make([]VHit, 0, min(limit, len(v.slots))))
 	for s, c := range sc.best[:len(v.slots)] {
+		if len(h) == limit && c < h[0].Score {
+			continue // most of them: no need to look up the memory
+		}
 		x := VHit{Ino: v.slots[s].ino, Chunk: v.rows[sc.row[s]].chunk, Score: c}
 		if len(h) < limit {
 			h.push(x)
