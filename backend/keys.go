@@ -30,6 +30,10 @@ import "encoding/binary"
 //	                            chunks; "s" + "nextpack" numbers packs
 //	q<pack:8><ino:8>            ino is a live member of the pack; the pack
 //	                            goes with its last member
+//	e<ino:8>                    the embedding of a memory (views/embed.go):
+//	                            sha256 of the content it was made from,
+//	                            dim, count, then count×dim float32 (LE);
+//	                            "s" + "embed/model" names the model
 //
 // Outside the KV, in the data directory: blobs/<ino%256 as 2 hex>/<ino>-<gen>,
 // the content of files larger than one chunk (store/blob.go; never for an
@@ -48,6 +52,7 @@ const (
 	PrefixVBytes  = 'w'
 	PrefixPack    = 'p'
 	PrefixMember  = 'q'
+	PrefixVector  = 'e'
 	inoLen        = 8
 	chunkIndexLen = 4
 )
@@ -156,3 +161,9 @@ func AllMembersPrefix() []byte { return []byte{PrefixMember} }
 
 // MemberIno returns the ino part of a member key.
 func MemberIno(key []byte) uint64 { return binary.BigEndian.Uint64(key[1+inoLen:]) }
+
+// VectorKey is the embedding of memory ino.
+func VectorKey(ino uint64) []byte { return withIno(PrefixVector, ino, 0) }
+
+// VectorPrefix covers every embedding.
+func VectorPrefix() []byte { return []byte{PrefixVector} }

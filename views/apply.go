@@ -75,6 +75,9 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	}
 	parts, lines := splitLines(string(buf[1:n]), next)
 	e.idx.Append(ino, parts)
+	if e.emb != nil {
+		e.emb.enqueue(ino)
+	}
 	e.mu.Lock()
 	if old := e.cat[ino]; old != nil {
 		// A new Entry: readers hold the old one without a lock.
@@ -195,6 +198,9 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		}
 		ent.nextLine, ent.indexedSize = next, size
 		e.idx.Put(ino, parts, parent, name)
+		if e.emb != nil {
+			e.emb.enqueue(ino)
+		}
 	} else {
 		if old := e.entry(ino); old != nil {
 			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
@@ -217,6 +223,9 @@ func (e *Engine) indexed(ino uint64) bool {
 
 func (e *Engine) drop(ino uint64) {
 	e.idx.Remove(ino)
+	if e.emb != nil {
+		e.emb.remove(e.st, ino)
+	}
 	e.mu.Lock()
 	delete(e.cat, ino)
 	e.gen++

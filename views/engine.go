@@ -65,6 +65,9 @@ type Engine struct {
 	// rebuild: drop the catalog and index and build them again (Rebuild).
 	rebuild  bool
 	finished chan struct{}
+
+	// emb embeds memories for hybrid search (embed.go); nil: lexical only.
+	emb *embedder
 }
 
 type dirSet struct {
@@ -100,6 +103,10 @@ func (e *Engine) Stop() {
 	e.qCond.Broadcast()
 	e.qMu.Unlock()
 	<-e.finished
+	if e.emb != nil {
+		close(e.emb.stop)
+		<-e.emb.done
+	}
 }
 
 // Ready waits until every change queued so far is applied.
@@ -153,6 +160,12 @@ func (e *Engine) run() {
 		e.qMu.Unlock()
 		close(e.finished)
 	}()
+	if e.emb != nil {
+		if err := e.emb.load(e.st); err != nil {
+			e.log.Printf("views: loading embeddings: %v", err)
+		}
+		go e.emb.run(e)
+	}
 	e.build()
 	e.progress(1)
 	for {

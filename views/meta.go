@@ -91,15 +91,18 @@ func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 		return nil, err
 	}
 	var backlog *uint64
+	var emb *EmbedStats
 	if e != nil {
 		b := e.Backlog()
 		backlog = &b
+		emb = e.EmbedStats()
 	}
 	return marshal(struct {
 		store.Stats
 		IndexBacklog *uint64                    `json:"index_backlog,omitempty"`
+		Embedding    *EmbedStats                `json:"embedding,omitempty"`
 		Latency      map[string]metrics.Summary `json:"latency"`
-	}{s, backlog, metrics.Ops.Summaries()})
+	}{s, backlog, emb, metrics.Ops.Summaries()})
 }
 
 // Errors lists memories whose front matter could not be read, one per

@@ -1,0 +1,355 @@
+package views
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/search"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// Encoder turns texts into L2-normalised vectors (embed.Encoder).
+type Encoder interface {
+	Encode(texts []string) ([][]float32, error)
+	Dim() int
+	Name() string
+}
+
+// Embedding in the background. Every memory whose content changed is put
+// in the pending set; one worker takes a batch at a time, reads the
+// memories, encodes their chunks in one call, and stores each memory's
+// vectors with the sha256 of the content they came from (backend key
+// e<ino>). Writers never wait: the set is filled by the views worker.
+//
+// The queue is persistent by construction: at start the stored vectors are
+// loaded with their hashes, the build enqueues every memory, and the
+// worker skips a memory whose stored hash is its content's. So whatever was
+// pending when the process stopped (or changed while no model was loaded)
+// is embedded after the next start, and nothing else. A different model
+// (name or dimension) drops every stored vector.
+
+const (
+	embedBatch  = 32       // memories per Encode call
+	chunkChars  = 1000     // text per vector
+	chunksMax   = 16       // vectors per memory (the rest of a long file is not embedded)
+	embedReadMx = 64 << 10 // bytes of a memory read for embedding
+)
+
+type embedder struct {
+	enc Encoder
+	vec *search.Vectors
+
+	mu      sync.Mutex
+	pending map[uint64]bool
+	have    map[uint64]string // ino -> sha256 of the embedded content
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+
+	embedded, failed atomic.Uint64
+	busy             atomic.Int64 // memories taken from pending, not yet done
+	lastErr          atomic.Value // string
+}
+
+// SetEncoder turns on embeddings and hybrid search; call before Start.
+func (e *Engine) SetEncoder(enc Encoder) {
+	e.emb = &embedder{enc: enc, vec: search.NewVectors(enc.Dim()), pending: map[uint64]bool{},
+		have: map[uint64]string{}, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// load reads the stored vectors (dropping them all if another model made
+// them). It runs before the build, which then enqueues every memory.
+func (m *embedder) load(st *store.Store) error {
+	kv := st.KV()
+	id := []byte(fmt.Sprintf("%s/%d", m.enc.Name(), m.enc.Dim()))
+	var stored []byte
+	err := kv.View(func(t backend.Txn) error {
+		v, err := t.Get(backend.StoreKey("embed/model"))
+		stored = append(stored, v...)
+		if errors.Is(err, backend.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if string(stored) != string(id) {
+		if err := deletePrefix(kv, backend.VectorPrefix()); err != nil {
+			return err
+		}
+		return kv.Update(func(t backend.Txn) error { return t.Set(backend.StoreKey("embed/model"), id) })
+	}
+	return kv.View(func(t backend.Txn) error {
+		return t.Scan(backend.VectorPrefix(), nil, false, func(k, v []byte) bool {
+			sha, vecs, err := decodeVectors(v, m.enc.Dim())
+			if err == nil && m.vec.Put(backend.KeyIno(k), vecs) == nil {
+				m.have[backend.KeyIno(k)] = sha
+			}
+			return true
+		})
+	})
+}
+
+// enqueue marks a memory as changed.
+func (m *embedder) enqueue(ino uint64) {
+	m.mu.Lock()
+	m.pending[ino] = true
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// remove forgets a memory that is gone.
+func (m *embedder) remove(st *store.Store, ino uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.pending, ino)
+	if _, ok := m.have[ino]; ok {
+		delete(m.have, ino)
+		m.vec.Remove(ino)
+		_ = st.KV().Update(func(t backend.Txn) error { return t.Delete(backend.VectorKey(ino)) })
+	}
+}
+
+// EmbedStats is the embedding part of meta/stats.json.
+type EmbedStats struct {
+	Model     string `json:"model"`
+	Dim       int    `json:"dim"`
+	Memories  int    `json:"memories"` // with vectors
+	Vectors   int    `json:"vectors"`
+	Backlog   int    `json:"backlog"` // memories waiting to be embedded
+	Embedded  uint64 `json:"embedded"`
+	Failed    uint64 `json:"failed"`
+	LastError string `json:"last_error,omitempty"`
+}
+
+// EmbedStats reports the embedding worker; nil without a model.
+func (e *Engine) EmbedStats() *EmbedStats {
+	m := e.emb
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	st := &EmbedStats{Model: m.enc.Name(), Dim: m.enc.Dim(), Memories: len(m.have), Backlog: len(m.pending) + int(m.busy.Load())}
+	m.mu.Unlock()
+	st.Vectors = m.vec.Len()
+	st.Embedded, st.Failed = m.embedded.Load(), m.failed.Load()
+	st.LastError, _ = m.lastErr.Load().(string)
+	return st
+}
+
+func (m *embedder) take() []uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []uint64
+	for ino := range m.pending {
+		out = append(out, ino)
+		delete(m.pending, ino)
+		if len(out) == embedBatch {
+			break
+		}
+	}
+	m.busy.Store(int64(len(out))) // under mu: the backlog never dips while a batch is taken
+	return out
+}
+
+// run embeds pending memories until stopped.
+func (m *embedder) run(e *Engine) {
+	defer close(m.done)
+	for {
+		batch := m.take()
+		if len(batch) == 0 {
+			select {
+			case <-m.stop:
+				return
+			case <-m.wake:
+				continue
+			}
+		}
+		select {
+		case <-m.stop:
+			return
+		default:
+		}
+		m.embed(e, batch)
+		m.busy.Store(0)
+	}
+}
+
+type embedJob struct {
+	ino    uint64
+	sha    string
+	chunks int
+}
+
+// embed encodes one batch and stores the vectors.
+func (m *embedder) embed(e *Engine, batch []uint64) {
+	var jobs []embedJob
+	var texts []string
+	for _, ino := range batch {
+		in, err := e.st.Info(ino)
+		if err != nil {
+			if errors.Is(err, syscall.ENOENT) {
+				m.remove(e.st, ino)
+			}
+			continue
+		}
+		m.mu.Lock()
+		done := m.have[ino] == in.SHA256 && in.SHA256 != ""
+		m.mu.Unlock()
+		if done {
+			continue
+		}
+		buf := make([]byte, min(in.Size, embedReadMx))
+		n, err := e.st.ReadAt(ino, buf, 0)
+		if err != nil || isBinary(buf[:n]) {
+			continue
+		}
+		cs := chunkText(indexText(in, string(buf[:n])))
+		if len(cs) == 0 {
+			continue
+		}
+		jobs = append(jobs, embedJob{ino, in.SHA256, len(cs)})
+		texts = append(texts, cs...)
+	}
+	if len(texts) == 0 {
+		return
+	}
+	vecs, err := m.enc.Encode(texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("the encoder returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	if err != nil {
+		m.failed.Add(uint64(len(jobs)))
+		m.lastErr.Store(err.Error())
+		e.log.Printf("views: embedding %d memories: %v", len(jobs), err)
+		return
+	}
+	at := 0
+	for _, j := range jobs {
+		vs := vecs[at : at+j.chunks]
+		at += j.chunks
+		m.mu.Lock()
+		// Still there? A removal after this check finds the vectors.
+		if _, err := e.st.Attr(j.ino); err == nil {
+			err = e.st.KV().Update(func(t backend.Txn) error { return t.Set(backend.VectorKey(j.ino), encodeVectors(j.sha, vs)) })
+			if err == nil {
+				err = m.vec.Put(j.ino, vs)
+			}
+			if err == nil {
+				m.have[j.ino] = j.sha
+				m.embedded.Add(1)
+			} else {
+				m.failed.Add(1)
+				m.lastErr.Store(err.Error())
+			}
+		}
+		m.mu.Unlock()
+	}
+}
+
+// chunkText splits text into pieces of about chunkChars at line or word
+// boundaries, at most chunksMax.
+func chunkText(text string) []string {
+	text = strings.TrimSpace(text)
+	var out []string
+	for text != "" && len(out) < chunksMax {
+		if len(text) <= chunkChars {
+			out = append(out, text)
+			break
+		}
+		cut := strings.LastIndexByte(text[:chunkChars], '\n')
+		if cut < chunkChars/2 {
+			cut = strings.LastIndexByte(text[:chunkChars], ' ')
+		}
+		if cut <= 0 {
+			cut = chunkChars
+			for cut > 0 && !isRuneStart(text[cut]) {
+				cut--
+			}
+		}
+		out = append(out, strings.TrimSpace(text[:cut]))
+		text = strings.TrimSpace(text[cut:])
+	}
+	return out
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// encodeVectors is the stored form of a memory's vectors.
+func encodeVectors(sha string, vecs [][]float32) []byte {
+	raw, _ := hex.DecodeString(sha)
+	dim := 0
+	if len(vecs) > 0 {
+		dim = len(vecs[0])
+	}
+	b := make([]byte, 0, 1+len(raw)+8+4*dim*len(vecs))
+	b = append(b, byte(len(raw)))
+	b = append(b, raw...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(dim))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(vecs)))
+	for _, v := range vecs {
+		for _, f := range v {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+		}
+	}
+	return b
+}
+
+func decodeVectors(b []byte, dim int) (string, [][]float32, error) {
+	bad := errors.New("corrupt embedding record")
+	if len(b) < 1 || len(b) < 1+int(b[0])+8 {
+		return "", nil, bad
+	}
+	sha := hex.EncodeToString(b[1 : 1+b[0]])
+	b = b[1+b[0]:]
+	d, n := int(binary.LittleEndian.Uint32(b)), int(binary.LittleEndian.Uint32(b[4:]))
+	b = b[8:]
+	if d != dim || n > chunksMax || len(b) != 4*d*n {
+		return "", nil, bad
+	}
+	vecs := make([][]float32, n)
+	for k := range vecs {
+		v := make([]float32, d)
+		for x := range v {
+			v[x] = math.Float32frombits(binary.LittleEndian.Uint32(b))
+			b = b[4:]
+		}
+		vecs[k] = v
+	}
+	return sha, vecs, nil
+}
+
+func deletePrefix(kv backend.KV, p []byte) error {
+	var keys [][]byte
+	err := kv.View(func(t backend.Txn) error {
+		return t.Scan(p, nil, true, func(k, _ []byte) bool {
+			keys = append(keys, append([]byte(nil), k...))
+			return true
+		})
+	})
+	for len(keys) > 0 && err == nil {
+		n := min(len(keys), 1000)
+		err = kv.Update(func(t backend.Txn) error {
+			for _, k := range keys[:n] {
+				if err := t.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		keys = keys[n:]
+	}
+	return err
+}
