@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# bench-embed.sh: sentence-embedding throughput of embed's encoder against
+# cybertron v0.2.1 as it is, and against the machine's float32 matmul
+# ceiling, all in one run. It
+#   1. installs what it needs if missing (Debian: python3-numpy, and
+#      libopenblas0-pthread, without which numpy uses the reference BLAS and
+#      embed its pure-Go kernel);
+#   2. writes a random model of all-MiniLM-L6-v2's shape (6 layers, 384
+#      wide, 12 heads, 1536 intermediate, 30522 tokens) into a scratch dir
+#      with scripts/testmodel;
+#   3. measures the ceiling: numpy float32 N×N matmul (OpenBLAS sgemm),
+#      GFLOP/s with OPENBLAS_NUM_THREADS=1 and with all CPUs, median of
+#      CEIL_RUNS;
+#   4. measures sentences/s on 28-token sentences with scripts/embedbench
+#      (median of RUNS timed runs each), 1 thread and all CPUs: embed with
+#      OpenBLAS, embed with its pure-Go kernel, cybertron (one sentence a
+#      call, GOMAXPROCS threads);
+#   5. prints a Markdown table, also saved under $OUT: sentences/s, GFLOP/s
+#      (FLOPs a sentence from the shape: the matrix products,
+#      6·(2n(4H²+2HI)+4n²H) = 0.60 GFLOP at n=28) and % of the ceiling at
+#      the same thread count.
+#
+#   bash scripts/bench-embed.sh                # from anywhere, ~3 minutes
+#   RUNS=3 CYB_SENTENCES=16 bash scripts/bench-embed.sh   # quicker
+#
+# Environment: RUNS (7), SENTENCES (512 a run for embed/openblas),
+# GO_SENTENCES (64, embed/go), CYB_SENTENCES (32, cybertron), CEIL_N (2048),
+# CEIL_RUNS (7), TOKENS (28), OUT (scripts/out), KEEP=1 keeps the scratch dir.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+grep -q '^module github.com/mnemofs/mnemofs' go.mod || { echo "bench-embed: not in a mnemofs checkout" >&2; exit 1; }
+
+RUNS=${RUNS:-7}
+SENTENCES=${SENTENCES:-512}
+GO_SENTENCES=${GO_SENTENCES:-64}
+CYB_SENTENCES=${CYB_SENTENCES:-32}
+CEIL_N=${CEIL_N:-2048}
+CEIL_RUNS=${CEIL_RUNS:-7}
+TOKENS=${TOKENS:-28}
+OUT=${OUT:-scripts/out}
+NCPU=$(nproc)
+PY=/usr/bin/python3
+
+need=()
+[ -x $PY ] && $PY -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
+ldconfig -p | grep -q 'libopenblas\.so\.0' || need+=(libopenblas0-pthread)
+if [ ${#need[@]} -gt 0 ]; then
+	echo "bench-embed: installing ${need[*]}" >&2
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/mnemofs-embed.XXXXXX")
+cleanup() {
+	if [ "${KEEP:-0}" = 1 ]; then echo "bench-embed: kept $SCRATCH" >&2; else rm -rf "$SCRATCH"; fi
+}
+trap cleanup EXIT
+
+go build -o "$SCRATCH/embedbench" ./scripts/embedbench
+go run ./scripts/testmodel -shape minilm -seed 1 "$SCRATCH/model"
+
+# ceiling THREADS: GFLOP/s of numpy's float32 matmul, median of CEIL_RUNS.
+ceiling() {
+	OPENBLAS_NUM_THREADS=$1 $PY - "$CEIL_N" "$CEIL_RUNS" <<'PY'
+import sys, time, numpy as np
+n, runs = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(1)
+a = rng.random((n, n), dtype=np.float32); b = rng.random((n, n), dtype=np.float32)
+a @ b
+ts = []
+for _ in range(runs):
+    t = time.perf_counter(); a @ b; ts.append(time.perf_counter() - t)
+ts.sort()
+print("%.1f" % (2 * n**3 / ts[len(ts) // 2] / 1e9))
+PY
+}
+blas=$(OPENBLAS_VERBOSE=2 $PY -c 'import numpy as np; a=np.ones((64,64),np.float32); a@a' 2>&1 | sed -n 's/^Core: //p' | head -1)
+grep -q openblas <($PY -c 'import numpy, sys; print(open("/proc/self/maps").read())') ||
+	echo "bench-embed: warning: numpy does not use OpenBLAS; the ceiling is not OpenBLAS's" >&2
+
+results=$SCRATCH/results.jsonl
+: >"$results"
+for t in 1 "$NCPU"; do
+	echo "{\"impl\":\"ceiling\",\"threads\":$t,\"gflops\":$(ceiling "$t")}" >>"$results"
+	"$SCRATCH/embedbench" -model "$SCRATCH/model" -impl embed -kernel openblas -threads "$t" -tokens "$TOKENS" -sentences "$SENTENCES" -runs "$RUNS" >>"$results"
+	"$SCRATCH/embedbench" -model "$SCRATCH/model" -impl embed -kernel go -threads "$t" -tokens "$TOKENS" -sentences "$GO_SENTENCES" -runs "$RUNS" >>"$results"
+	"$SCRATCH/embedbench" -model "$SCRATCH/model" -impl cybertron -threads "$t" -tokens "$TOKENS" -sentences "$CYB_SENTENCES" -runs "$RUNS" >>"$results"
+	[ "$NCPU" = 1 ] && break
+done
+
+mkdir -p "$OUT"
+stamp=$(date +%Y%m%d-%H%M%S)
+report=$OUT/bench-embed-$stamp.md
+{
+	echo "## bench-embed $stamp"
+	echo
+	echo "Machine: $NCPU CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average at start $(cut -d' ' -f1-3 /proc/loadavg); OpenBLAS core ${blas:-unknown}${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}; mnemofs $(git describe --always --dirty 2>/dev/null || echo '?')."
+	echo "Model: random, all-MiniLM-L6-v2's shape; $TOKENS-token sentences; medians of $RUNS runs (ceiling: $CEIL_RUNS runs of a ${CEIL_N}² float32 matmul)."
+	echo
+	$PY - "$results" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+ceil = {r["threads"]: r["gflops"] for r in rows if r["impl"] == "ceiling"}
+print("| threads | ceiling GFLOP/s | impl | kernel | sentences/s (min–max) | GFLOP/s | % of ceiling |")
+print("|---|---|---|---|---|---|---|")
+for r in rows:
+    if r["impl"] == "ceiling":
+        continue
+    c = ceil[r["threads"]]
+    print("| %d | %.1f | %s | %s | %.1f (%.1f–%.1f) | %.1f | %.1f%% |" % (
+        r["threads"], c, r["impl"], r["kernel"], r["sentences_per_s"], r["min"], r["max"],
+        r["gflops"], 100 * r["gflops"] / c))
+gf = next(r["gflop_per_sentence"] for r in rows if r["impl"] != "ceiling")
+print()
+print("FLOPs a sentence: %.3f GFLOP (matrix products of the forward pass)." % gf)
+PY
+} | tee "$report"
+echo "bench-embed: saved $report" >&2
