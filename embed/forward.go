@@ -159,23 +159,27 @@ func (k *kernel) linear(l *linearT, x, y, residual []float32, rows int) {
 	k.gemm(true, rows, l.out, l.in, 1, x, l.in, l.w, l.in, 1, y, l.out)
 }
 
-// apply normalises each n-wide row of x in place, as spago does: mean and
-// variance in float32, (x-mean)/sqrt(var+eps)·w + b.
+// apply normalises each n-wide row of x in place, as spago does:
+// (x-mean)/sqrt(var+eps)·w + b, the variance of the deviations.
 func (ln *layerNorm) apply(x []float32, n int) {
 	w, b := ln.w[:n], ln.b[:n]
 	for r := 0; r+n <= len(x); r += n {
 		row := x[r : r+n]
-		var sum float32
-		for _, v := range row {
-			sum += v
+		mean := sum(row) / float32(n)
+		var s0, s1, s2, s3 float32
+		j := 0
+		for ; j+4 <= n; j += 4 {
+			d0, d1, d2, d3 := row[j]-mean, row[j+1]-mean, row[j+2]-mean, row[j+3]-mean
+			s0 += d0 * d0
+			s1 += d1 * d1
+			s2 += d2 * d2
+			s3 += d3 * d3
 		}
-		mean := sum / float32(n)
-		var ss float32
-		for _, v := range row {
-			d := v - mean
-			ss += d * d
+		for ; j < n; j++ {
+			d := row[j] - mean
+			s0 += d * d
 		}
-		inv := 1 / float32(math.Sqrt(float64(ss/float32(n)+ln.eps)))
+		inv := 1 / float32(math.Sqrt(float64(((s0+s1)+(s2+s3))/float32(n)+ln.eps)))
 		for j, v := range row {
 			row[j] = (v-mean)*inv*w[j] + b[j]
 		}

@@ -11,6 +11,16 @@ func goGemm(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []f
 	if m == 0 || n == 0 {
 		return
 	}
+	if simdKernel != nil {
+		simdGemm(simdKernel, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	scalarGemm(transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// scalarGemm is goGemm in plain Go: register tiles of 4×4 dot products,
+// blocked so a panel of B stays in cache.
+func scalarGemm(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if !transB {
 		bt := make([]float32, n*k)
 		for p := 0; p < k; p++ {

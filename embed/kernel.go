@@ -8,7 +8,12 @@ type kernel struct {
 	gemm func(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 }
 
-var goKernel = &kernel{name: "go", gemm: goGemm}
+var goKernel = func() *kernel {
+	if simdKernel != nil {
+		return &kernel{name: "go+" + simdKernel.name, gemm: goGemm}
+	}
+	return &kernel{name: "go", gemm: goGemm}
+}()
 
 // pickKernel returns the kernel named, or for "" the fastest available.
 func pickKernel(name string) (*kernel, error) {

@@ -40,11 +40,16 @@ func TestGemm(t *testing.T) {
 		}
 		return s
 	}
+	kernels := simdTestKernels()
+	kernels["scalar"] = &kernel{name: "scalar", gemm: scalarGemm}
 	for _, name := range availableKernels() {
 		k, err := pickKernel(name)
 		if err != nil {
 			t.Fatal(err)
 		}
+		kernels[name] = k
+	}
+	for name, k := range kernels {
 		for _, sz := range [][3]int{{1, 1, 1}, {4, 4, 4}, {5, 7, 3}, {28, 28, 32}, {33, 65, 70}, {100, 3, 129}} {
 			for _, transB := range []bool{false, true} {
 				m, n, kk := sz[0], sz[1], sz[2]

@@ -22,7 +22,9 @@ func expf(x float32) float32 {
 	return y * math.Float32frombits(uint32(int32(fx)+127)<<23)
 }
 
-// softmaxRows replaces each n-wide row of s by its softmax.
+// softmaxRows replaces each n-wide row of s by its softmax. The
+// exponentials of the whole block go through expVec at once (a 28×28 block
+// is 98 vectors of 8; row by row each row would leave a scalar tail).
 func softmaxRows(s []float32, n int) {
 	for r := 0; r+n <= len(s); r += n {
 		row := s[r : r+n]
@@ -33,18 +35,34 @@ func softmaxRows(s []float32, n int) {
 		for j := range row {
 			row[j] -= mx
 		}
-		for j := expVec(row); j < n; j++ {
-			row[j] = expf(row[j])
-		}
-		var sum float32
-		for _, e := range row {
-			sum += e
-		}
-		inv := 1 / sum
+	}
+	for j := expVec(s); j < len(s); j++ {
+		s[j] = expf(s[j])
+	}
+	for r := 0; r+n <= len(s); r += n {
+		row := s[r : r+n]
+		inv := 1 / sum(row)
 		for j := range row {
 			row[j] *= inv
 		}
 	}
+}
+
+// sum adds v up with four accumulators (the additions' latency, not their
+// count, bounds a single running sum).
+func sum(v []float32) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		s0 += v[i]
+		s1 += v[i+1]
+		s2 += v[i+2]
+		s3 += v[i+3]
+	}
+	for ; i < len(v); i++ {
+		s0 += v[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // gelu applies GELU in place in the tanh form spago (and so cybertron)
