@@ -62,6 +62,7 @@ func LoadWith(dir string, o Options) (Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.packFor(k)
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}

@@ -29,6 +29,7 @@ type layer struct {
 type linearT struct {
 	out, in int
 	w, b    []float32
+	packed  []float32 // w laid out for the kernel's gemmPacked, if it has one
 }
 
 type layerNorm struct {
@@ -69,7 +70,7 @@ func (m *model) forward(k *kernel, ws *workspace, ids []int32, starts []int, out
 		}
 	}
 	m.embNorm.apply(x, E)
-	if m.proj.w != nil {
+	if m.proj.out != 0 {
 		y := ws.tmp[:T*H]
 		k.linear(&m.proj, x, y, nil, T)
 		x = ws.x[:T*H]
@@ -156,7 +157,29 @@ func (k *kernel) linear(l *linearT, x, y, residual []float32, rows int) {
 			copy(yr, l.b)
 		}
 	}
+	if l.packed != nil {
+		k.gemmPacked(rows, l.out, l.in, x, l.in, l.packed, y, l.out)
+		return
+	}
 	k.gemm(true, rows, l.out, l.in, 1, x, l.in, l.w, l.in, 1, y, l.out)
+}
+
+// packFor lays the linear layers' weights out for k, if k wants that.
+func (m *model) packFor(k *kernel) {
+	if k.pack == nil {
+		return
+	}
+	ls := []*linearT{&m.proj}
+	for i := range m.layers {
+		l := &m.layers[i]
+		ls = append(ls, &l.qkv, &l.out, &l.ffIn, &l.ffOut)
+	}
+	for _, l := range ls {
+		if l.w != nil {
+			l.packed = k.pack(l.w, l.out, l.in)
+			l.w = nil
+		}
+	}
 }
 
 // apply normalises each n-wide row of x in place, as spago does:

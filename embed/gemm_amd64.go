@@ -44,29 +44,18 @@ var packBufs = sync.Pool{New: func() any { return new([2][]float32) }}
 func simdGemm(uk *microKernel, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	bufs := packBufs.Get().(*[2][]float32)
 	defer packBufs.Put(bufs)
-	mr, nr := uk.mr, uk.nr
-	mp, np := (m+mr-1)/mr, (n+nr-1)/nr
-	pa := grow(&bufs[0], mp*mr*k+1)
-	pb := grow(&bufs[1], np*nr*k+1)
+	pb := grow(&bufs[1], packedSize(uk, n, k))
+	packB(uk, transB, n, k, b, ldb, pb)
+	simdGemmPacked(uk, m, n, k, alpha, a, lda, pb, beta, c, ldc, &bufs[0])
+}
 
-	// A panel i: for each p, the mr values a[i*mr+r][p].
-	for i := range mp {
-		panel := pa[i*mr*k : (i+1)*mr*k]
-		for r := range mr {
-			row := i*mr + r
-			if row >= m {
-				for p := range k {
-					panel[p*mr+r] = 0
-				}
-				continue
-			}
-			for p, v := range a[row*lda : row*lda+k] {
-				panel[p*mr+r] = v
-			}
-		}
-	}
-	// B panel j: for each p, the nr values op(B)[p][j*nr+col].
-	for j := range np {
+func packedSize(uk *microKernel, n, k int) int { return (n+uk.nr-1)/uk.nr*uk.nr*k + 1 }
+
+// packB lays op(B) (k×n) out in panels of nr columns: panel j holds, for
+// each p, the nr values op(B)[p][j*nr+col].
+func packB(uk *microKernel, transB bool, n, k int, b []float32, ldb int, pb []float32) {
+	nr := uk.nr
+	for j := range (n + nr - 1) / nr {
 		panel := pb[j*nr*k : (j+1)*nr*k]
 		for col := range nr {
 			cc := j*nr + col
@@ -86,7 +75,29 @@ func simdGemm(uk *microKernel, transB bool, m, n, k int, alpha float32, a []floa
 			}
 		}
 	}
+}
 
+// simdGemmPacked is simdGemm with op(B) already packed by packB.
+func simdGemmPacked(uk *microKernel, m, n, k int, alpha float32, a []float32, lda int, pb []float32, beta float32, c []float32, ldc int, abuf *[]float32) {
+	mr, nr := uk.mr, uk.nr
+	mp, np := (m+mr-1)/mr, (n+nr-1)/nr
+	pa := grow(abuf, mp*mr*k+1)
+	// A panel i: for each p, the mr values a[i*mr+r][p].
+	for i := range mp {
+		panel := pa[i*mr*k : (i+1)*mr*k]
+		for r := range mr {
+			row := i*mr + r
+			if row >= m {
+				for p := range k {
+					panel[p*mr+r] = 0
+				}
+				continue
+			}
+			for p, v := range a[row*lda : row*lda+k] {
+				panel[p*mr+r] = v
+			}
+		}
+	}
 	var tile [6 * 32]float32
 	for j := range np {
 		cols := min(nr, n-j*nr)
@@ -94,11 +105,33 @@ func simdGemm(uk *microKernel, transB bool, m, n, k int, alpha float32, a []floa
 			uk.fn(k, &pa[i*mr*k], &pb[j*nr*k], &tile[0])
 			for r := range min(mr, m-i*mr) {
 				dst := c[(i*mr+r)*ldc+j*nr : (i*mr+r)*ldc+j*nr+cols]
-				for col := range dst {
-					set(dst, col, alpha*tile[r*nr+col], beta)
+				src := tile[r*nr : r*nr+cols]
+				if alpha == 1 && beta == 1 { // the linear layers' case
+					for col, v := range src {
+						dst[col] += v
+					}
+					continue
+				}
+				for col, v := range src {
+					set(dst, col, alpha*v, beta)
 				}
 			}
 		}
+	}
+}
+
+// simdPacking gives the Go kernel weights packed once at load.
+func simdPacking(k *kernel) {
+	uk := simdKernel
+	k.pack = func(w []float32, out, in int) []float32 {
+		pb := make([]float32, packedSize(uk, out, in))
+		packB(uk, true, out, in, w, in, pb)
+		return pb
+	}
+	k.gemmPacked = func(m, n, kk int, a []float32, lda int, pb []float32, c []float32, ldc int) {
+		bufs := packBufs.Get().(*[2][]float32)
+		defer packBufs.Put(bufs)
+		simdGemmPacked(uk, m, n, kk, 1, a, lda, pb, 1, c, ldc, &bufs[0])
 	}
 }
 

@@ -6,11 +6,17 @@ import "fmt"
 type kernel struct {
 	name string
 	gemm func(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+	// pack, when set, lays a linear layer's weights (out×in) out once at
+	// load for gemmPacked, which computes C += A·Wᵀ from them.
+	pack       func(w []float32, out, in int) []float32
+	gemmPacked func(m, n, k int, a []float32, lda int, packed []float32, c []float32, ldc int)
 }
 
 var goKernel = func() *kernel {
 	if simdKernel != nil {
-		return &kernel{name: "go+" + simdKernel.name, gemm: goGemm}
+		k := &kernel{name: "go+" + simdKernel.name, gemm: goGemm}
+		simdPacking(k)
+		return k
 	}
 	return &kernel{name: "go", gemm: goGemm}
 }()
