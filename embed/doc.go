@@ -22,29 +22,32 @@
 //
 // # Kernel
 //
-// The matrix products take almost all the time. Three ways to make them
-// fast were weighed, measured with scripts/bench-embed.sh (all-MiniLM-L6-v2's
-// shape, 28-token sentences; numbers in the lead's BENCHMARKS.md):
+// The matrix products take almost all the time. The three candidates were
+// built and measured with scripts/bench-embed.sh (all-MiniLM-L6-v2's shape,
+// 28-token sentences, against numpy's float32 matmul on the same machine in
+// the same run; on the 2-core AVX-512 machine of the development, about
+// 160 GFLOP/s a core):
 //
 //   - OpenBLAS's cblas_sgemm, loaded at run time with purego (dlopen of
-//     libopenblas.so.0: no cgo, no headers, nothing needed at build time).
-//     On this AVX-512 machine it runs the forward pass at about two thirds
-//     of the float32 matmul ceiling numpy measures with the same library.
-//     It is the default wherever the library is installed (Debian:
-//     libopenblas0-pthread).
-//   - cgo behind a build tag: the same library, but a binary built without
-//     the tag (or without a C toolchain) would not have it; purego gives
-//     the same calls to every build.
-//   - A hand-written assembly micro-kernel: competitive only with a lot of
-//     per-microarchitecture work (AVX-512 packing and blocking) that
-//     OpenBLAS already did.
+//     libopenblas.so.0: no cgo, no headers, nothing at build time; a binary
+//     built anywhere uses it where Debian's libopenblas0-pthread or the
+//     like is installed). The fastest: about 65% of the ceiling on one
+//     thread, 55–60% on two, including everything that is not a matrix
+//     product. The default when the library loads.
+//   - Go assembly micro-kernels (gemm_amd64.s): 6×32 tiles with AVX-512,
+//     6×16 with AVX2/FMA, picked by CPUID (x/sys/cpu), over panels packed
+//     in Go (the weights packed once at load). About 10% behind OpenBLAS
+//     with AVX-512, so the fallback where OpenBLAS is missing, with no
+//     dependency at all; it also gives bit-identical vectors whatever the
+//     batch (OpenBLAS: equal to 1e-7).
+//   - cgo behind a build tag: the same OpenBLAS, but only in binaries built
+//     with the tag and a C toolchain, where purego reaches it from every
+//     build; not kept.
 //
-// Without OpenBLAS (a fresh machine, other systems) the pure-Go kernel of
-// gemm_go.go runs: register-tiled 4×4 dot products, slower by an order of
-// magnitude but needing nothing. Options.Kernel forces one or the other.
-// GELU and softmax's exponentials use AVX2/FMA assembly where the CPU has
-// it (x/sys/cpu), scalar Go elsewhere; without that they would have taken
-// a third of the time.
+// Elsewhere (no AVX2, other architectures) the 4×4-tiled plain Go kernel of
+// gemm_go.go runs, about 20 times slower. Options.Kernel forces "openblas"
+// or "go". GELU and softmax's exponentials use AVX2/FMA assembly too where
+// the CPU has it (simd_amd64.s): in scalar Go they took a third of the time.
 //
 // # Threads and concurrency
 //

@@ -1,12 +1,11 @@
 package embed
 
-// goGemm is the pure-Go sgemm every build has: C = alpha·A·op(B) + beta·C,
+// goGemm is the sgemm every build has: C = alpha·A·op(B) + beta·C,
 // row-major, A m×k (stride lda), op(B) k×n: with transB, B is stored n×k
-// (stride ldb) and both operands are read along k; without, B (k×n) is
-// first transposed into a scratch buffer. Register tiles of 4×4 dot
-// products, blocked so a panel of B stays in cache. The order of the sums
-// for one element of C does not depend on m, n or the tile it falls in, so
-// a sentence gets the same vector in any batch.
+// (stride ldb), without, k×n. It runs the assembly micro-kernel of
+// gemm_amd64.go where the CPU has one, scalarGemm elsewhere. Either way the
+// order of the sums for one element of C does not depend on m, n or the
+// tile it falls in, so a sentence gets the same vector in any batch.
 func goGemm(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
@@ -19,7 +18,8 @@ func goGemm(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []f
 }
 
 // scalarGemm is goGemm in plain Go: register tiles of 4×4 dot products,
-// blocked so a panel of B stays in cache.
+// blocked so a panel of B stays in cache; without transB, B is first
+// transposed into a scratch buffer so both operands are read along k.
 func scalarGemm(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if !transB {
 		bt := make([]float32, n*k)

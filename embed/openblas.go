@@ -42,7 +42,7 @@ func loadOpenBLAS() (k *kernel, err error) {
 	}()
 	var h uintptr
 	for _, name := range openBLASLibs {
-		if h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
+		if h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL); err == nil {
 			break
 		}
 	}

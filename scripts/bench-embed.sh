@@ -8,34 +8,36 @@
 #   2. writes a random model of all-MiniLM-L6-v2's shape (6 layers, 384
 #      wide, 12 heads, 1536 intermediate, 30522 tokens) into a scratch dir
 #      with scripts/testmodel;
-#   3. measures the ceiling: numpy float32 N×N matmul (OpenBLAS sgemm),
-#      GFLOP/s with OPENBLAS_NUM_THREADS=1 and with all CPUs, median of
-#      CEIL_RUNS;
-#   4. measures sentences/s on 28-token sentences with scripts/embedbench
-#      (median of RUNS timed runs each), 1 thread and all CPUs: embed with
-#      OpenBLAS, embed with its pure-Go kernel, cybertron (one sentence a
-#      call, GOMAXPROCS threads);
-#   5. prints a Markdown table, also saved under $OUT: sentences/s, GFLOP/s
-#      (FLOPs a sentence from the shape: the matrix products,
-#      6·(2n(4H²+2HI)+4n²H) = 0.60 GFLOP at n=28) and % of the ceiling at
-#      the same thread count.
+#   3. measures, in ROUNDS rounds so that a burst of load from other users
+#      of the machine hits every line alike, each round with 1 thread and
+#      then all CPUs:
+#      - the ceiling: numpy float32 N×N matmul (OpenBLAS sgemm) GFLOP/s with
+#        OPENBLAS_NUM_THREADS set, median of CEIL_RUNS;
+#      - sentences/s on TOKENS-token sentences with scripts/embedbench,
+#        median of RUNS timed runs: embed with OpenBLAS, embed with its Go
+#        kernel (assembly micro-kernel where the CPU has AVX2/AVX-512),
+#        cybertron as it is (one sentence a call, GOMAXPROCS threads);
+#   4. prints a Markdown table, also saved under $OUT: the median over the
+#      rounds (and the rounds' range) of sentences/s, GFLOP/s (FLOPs a
+#      sentence from the shape: the matrix products, 6·(2n(4H²+2HI)+4n²H)
+#      = 0.60 GFLOP at n=28) and % of the ceiling at the same thread count.
 #
-#   bash scripts/bench-embed.sh                # from anywhere, ~3 minutes
-#   RUNS=3 CYB_SENTENCES=16 bash scripts/bench-embed.sh   # quicker
+#   bash scripts/bench-embed.sh                # from anywhere, ~4 minutes
+#   ROUNDS=1 RUNS=3 CYB_SENTENCES=8 bash scripts/bench-embed.sh   # quicker
 #
-# Environment: RUNS (7), SENTENCES (512 a run for embed/openblas),
-# GO_SENTENCES (64, embed/go), CYB_SENTENCES (32, cybertron), CEIL_N (2048),
-# CEIL_RUNS (7), TOKENS (28), OUT (scripts/out), KEEP=1 keeps the scratch dir.
+# Environment: ROUNDS (3), RUNS (5), SENTENCES (256 a run for embed),
+# CYB_SENTENCES (24, cybertron), CEIL_N (2048), CEIL_RUNS (7), TOKENS (28),
+# OUT (scripts/out), KEEP=1 keeps the scratch dir.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 grep -q '^module github.com/mnemofs/mnemofs' go.mod || { echo "bench-embed: not in a mnemofs checkout" >&2; exit 1; }
 
-RUNS=${RUNS:-7}
-SENTENCES=${SENTENCES:-512}
-GO_SENTENCES=${GO_SENTENCES:-64}
-CYB_SENTENCES=${CYB_SENTENCES:-32}
+ROUNDS=${ROUNDS:-3}
+RUNS=${RUNS:-5}
+SENTENCES=${SENTENCES:-256}
+CYB_SENTENCES=${CYB_SENTENCES:-24}
 CEIL_N=${CEIL_N:-2048}
 CEIL_RUNS=${CEIL_RUNS:-7}
 TOKENS=${TOKENS:-28}
@@ -83,12 +85,16 @@ grep -q openblas <($PY -c 'import numpy, sys; print(open("/proc/self/maps").read
 
 results=$SCRATCH/results.jsonl
 : >"$results"
-for t in 1 "$NCPU"; do
-	echo "{\"impl\":\"ceiling\",\"threads\":$t,\"gflops\":$(ceiling "$t")}" >>"$results"
-	"$SCRATCH/embedbench" -model "$SCRATCH/model" -impl embed -kernel openblas -threads "$t" -tokens "$TOKENS" -sentences "$SENTENCES" -runs "$RUNS" >>"$results"
-	"$SCRATCH/embedbench" -model "$SCRATCH/model" -impl embed -kernel go -threads "$t" -tokens "$TOKENS" -sentences "$GO_SENTENCES" -runs "$RUNS" >>"$results"
-	"$SCRATCH/embedbench" -model "$SCRATCH/model" -impl cybertron -threads "$t" -tokens "$TOKENS" -sentences "$CYB_SENTENCES" -runs "$RUNS" >>"$results"
-	[ "$NCPU" = 1 ] && break
+bench() { "$SCRATCH/embedbench" -model "$SCRATCH/model" -tokens "$TOKENS" -runs "$RUNS" "$@" >>"$results"; }
+for round in $(seq "$ROUNDS"); do
+	echo "bench-embed: round $round of $ROUNDS" >&2
+	for t in 1 "$NCPU"; do
+		echo "{\"impl\":\"ceiling\",\"threads\":$t,\"gflops\":$(ceiling "$t")}" >>"$results"
+		bench -impl embed -kernel openblas -threads "$t" -sentences "$SENTENCES"
+		bench -impl embed -kernel go -threads "$t" -sentences "$SENTENCES"
+		bench -impl cybertron -threads "$t" -sentences "$CYB_SENTENCES"
+		[ "$NCPU" = 1 ] && break
+	done
 done
 
 mkdir -p "$OUT"
@@ -98,21 +104,26 @@ report=$OUT/bench-embed-$stamp.md
 	echo "## bench-embed $stamp"
 	echo
 	echo "Machine: $NCPU CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average at start $(cut -d' ' -f1-3 /proc/loadavg); OpenBLAS core ${blas:-unknown}${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}; mnemofs $(git describe --always --dirty 2>/dev/null || echo '?')."
-	echo "Model: random, all-MiniLM-L6-v2's shape; $TOKENS-token sentences; medians of $RUNS runs (ceiling: $CEIL_RUNS runs of a ${CEIL_N}² float32 matmul)."
+	echo "Model: random, all-MiniLM-L6-v2's shape; $TOKENS-token sentences. Each cell: median over $ROUNDS rounds (range in brackets) of a round's median of $RUNS runs ($SENTENCES sentences a run, cybertron $CYB_SENTENCES); ceiling: a round's median of $CEIL_RUNS ${CEIL_N}² float32 matmuls."
 	echo
 	$PY - "$results" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-ceil = {r["threads"]: r["gflops"] for r in rows if r["impl"] == "ceiling"}
-print("| threads | ceiling GFLOP/s | impl | kernel | sentences/s (min–max) | GFLOP/s | % of ceiling |")
-print("|---|---|---|---|---|---|---|")
+med = lambda xs: sorted(xs)[len(xs) // 2]
+ceil, lines = {}, {}
 for r in rows:
     if r["impl"] == "ceiling":
-        continue
-    c = ceil[r["threads"]]
-    print("| %d | %.1f | %s | %s | %.1f (%.1f–%.1f) | %.1f | %.1f%% |" % (
-        r["threads"], c, r["impl"], r["kernel"], r["sentences_per_s"], r["min"], r["max"],
-        r["gflops"], 100 * r["gflops"] / c))
+        ceil.setdefault(r["threads"], []).append(r["gflops"])
+    else:
+        lines.setdefault((r["threads"], r["impl"], r["kernel"]), []).append(r)
+print("| threads | ceiling GFLOP/s | impl | kernel | sentences/s | GFLOP/s | % of ceiling |")
+print("|---|---|---|---|---|---|---|")
+for (t, impl, kernel), rs in lines.items():
+    c = ceil[t]
+    sps = [r["sentences_per_s"] for r in rs]
+    gfl = med([r["gflops"] for r in rs])
+    print("| %d | %.1f [%.0f–%.0f] | %s | %s | %.1f [%.1f–%.1f] | %.1f | %.1f%% |" % (
+        t, med(c), min(c), max(c), impl, kernel, med(sps), min(sps), max(sps), gfl, 100 * gfl / med(c)))
 gf = next(r["gflop_per_sentence"] for r in rows if r["impl"] != "ceiling")
 print()
 print("FLOPs a sentence: %.3f GFLOP (matrix products of the forward pass)." % gf)
