@@ -76,8 +76,8 @@ func LoadWith(dir string, o Options) (Encoder, error) {
 	abs, _ := filepath.Abs(dir)
 	e := &BERT{
 		m: m, k: k, opt: o, tokenizer: f.tokenizer, vocab: f.vocab, lower: f.lowerCase,
-		name: filepath.Base(abs) + "@" + f.sum[:12],
-		sem:  make(chan struct{}, o.Threads),
+		name: filepath.Base(abs) + "@" + f.sum[:12], dim: m.hidden,
+		sem: make(chan struct{}, o.Threads),
 	}
 	e.cls = e.id(wordpiecetokenizer.DefaultClassToken)
 	e.sep = e.id(wordpiecetokenizer.DefaultSequenceSeparator)
@@ -93,6 +93,7 @@ type BERT struct {
 	vocab     *vocabulary.Vocabulary
 	lower     bool
 	name      string
+	dim       int
 	cls, sep  int32
 	sem       chan struct{} // one slot a running batch
 	pool      sync.Pool     // *workspace
@@ -104,10 +105,15 @@ type BERT struct {
 // ErrClosed is returned by Encode after Close.
 var ErrClosed = errors.New("embed: encoder closed")
 
-func (e *BERT) Dim() int       { return e.m.hidden }
-func (e *BERT) Name() string   { return e.name }
+func (e *BERT) Dim() int     { return e.dim }
+func (e *BERT) Name() string { return e.name }
+
+// Kernel names the matrix multiply in use: "openblas", "go+avx512",
+// "go+avx2" or "go".
 func (e *BERT) Kernel() string { return e.k.name }
-func (e *BERT) Threads() int   { return e.opt.Threads }
+
+// Threads is how many batches run at once.
+func (e *BERT) Threads() int { return e.opt.Threads }
 
 func (e *BERT) Close() error {
 	e.mu.Lock()
@@ -163,9 +169,9 @@ func (e *BERT) Encode(texts []string) ([][]float32, error) {
 	slices.SortStableFunc(order, func(a, b int) int { return len(toks[b]) - len(toks[a]) })
 
 	out := make([][]float32, len(texts))
-	backing := make([]float32, len(texts)*e.m.hidden)
+	backing := make([]float32, len(texts)*e.dim)
 	for i := range out {
-		out[i] = backing[i*e.m.hidden : (i+1)*e.m.hidden : (i+1)*e.m.hidden]
+		out[i] = backing[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
 	}
 	// Batches of at most BatchTokens tokens, smaller when that keeps more
 	// threads busy.

@@ -225,4 +225,7 @@ func TestClose(t *testing.T) {
 	if _, err := e.Encode([]string{"x"}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Encode after Close: %v", err)
 	}
+	if e.Dim() != testmodel.Tiny().Hidden || e.Close() != nil {
+		t.Fatal("Dim or a second Close after Close")
+	}
 }
