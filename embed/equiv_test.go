@@ -67,8 +67,18 @@ func maxAbsDiff(a, b []float32) float64 {
 }
 
 func TestSameAsCybertron(t *testing.T) {
+	// One layer of all-MiniLM-L6-v2's width (12 heads of 32, 1536
+	// intermediate) with the small vocabulary, besides Tiny.
+	wide := testmodel.Tiny()
+	wide.Name, wide.Layers, wide.Hidden, wide.Heads, wide.Intermediate, wide.Std = "wide", 1, 384, 12, 1536, 0.05
+	for _, shape := range []testmodel.Shape{testmodel.Tiny(), wide} {
+		t.Run(shape.Name, func(t *testing.T) { sameAsCybertron(t, shape) })
+	}
+}
+
+func sameAsCybertron(t *testing.T, shape testmodel.Shape) {
 	dir := t.TempDir()
-	if err := testmodel.Write(dir, testmodel.Tiny(), 7); err != nil {
+	if err := testmodel.Write(dir, shape, 7); err != nil {
 		t.Fatal(err)
 	}
 	want := cybertronVectors(t, dir, sentences)
