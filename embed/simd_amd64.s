@@ -1,5 +1,29 @@
 #include "textflag.h"
 
+// EXP sets Y5 = e^Y2 (8 lanes), using Y3 and Y4: clamp, n = round(x·log2 e),
+// r = x - n·ln 2 (in two parts), a degree-6 polynomial in r, times 2^n set
+// through the exponent bits.
+#define EXP \
+ VMINPS    64(DX), Y2, Y2; \
+ VMAXPS    96(DX), Y2, Y2; \
+ VMULPS    128(DX), Y2, Y3; \
+ VROUNDPS  $0, Y3, Y3; \
+ VFNMADD231PS 160(DX), Y3, Y2; \
+ VFNMADD231PS 192(DX), Y3, Y2; \
+ VMULPS    Y2, Y2, Y4; \
+ VMOVUPS   224(DX), Y5; \
+ VFMADD213PS  256(DX), Y2, Y5; \
+ VFMADD213PS  288(DX), Y2, Y5; \
+ VFMADD213PS  320(DX), Y2, Y5; \
+ VFMADD213PS  352(DX), Y2, Y5; \
+ VFMADD213PS  384(DX), Y2, Y5; \
+ VFMADD213PS  Y2, Y4, Y5; \
+ VADDPS    416(DX), Y5, Y5; \
+ VCVTPS2DQ Y3, Y3; \
+ VPADDD    448(DX), Y3, Y3; \
+ VPSLLD    $23, Y3, Y3; \
+ VMULPS    Y3, Y5, Y5
+
 // Vector e^x and GELU for AVX2 with FMA, 8 float32 at a time, the same
 // Cephes expf as ops.go's scalar expf. c points to the constants of
 // vecConsts, each repeated 8 times (32 bytes a row):
@@ -21,25 +45,7 @@ gloop:
 	VMOVUPS      32(DX), Y2
 	VFMADD213PS  0(DX), Y1, Y2
 	VMULPS       Y0, Y2, Y2
-	VMINPS       64(DX), Y2, Y2
-	VMAXPS       96(DX), Y2, Y2
-	VMULPS       128(DX), Y2, Y3
-	VROUNDPS     $0, Y3, Y3
-	VFNMADD231PS 160(DX), Y3, Y2
-	VFNMADD231PS 192(DX), Y3, Y2
-	VMULPS       Y2, Y2, Y4
-	VMOVUPS      224(DX), Y5
-	VFMADD213PS  256(DX), Y2, Y5
-	VFMADD213PS  288(DX), Y2, Y5
-	VFMADD213PS  320(DX), Y2, Y5
-	VFMADD213PS  352(DX), Y2, Y5
-	VFMADD213PS  384(DX), Y2, Y5
-	VFMADD213PS  Y2, Y4, Y5
-	VADDPS       416(DX), Y5, Y5
-	VCVTPS2DQ    Y3, Y3
-	VPADDD       448(DX), Y3, Y3
-	VPSLLD       $23, Y3, Y3
-	VMULPS       Y3, Y5, Y5
+	EXP
 	VADDPS       416(DX), Y5, Y5
 	VDIVPS       Y5, Y0, Y0
 	VMOVUPS      Y0, (SI)
@@ -62,25 +68,7 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-32
 
 eloop:
 	VMOVUPS      (SI), Y2
-	VMINPS       64(DX), Y2, Y2
-	VMAXPS       96(DX), Y2, Y2
-	VMULPS       128(DX), Y2, Y3
-	VROUNDPS     $0, Y3, Y3
-	VFNMADD231PS 160(DX), Y3, Y2
-	VFNMADD231PS 192(DX), Y3, Y2
-	VMULPS       Y2, Y2, Y4
-	VMOVUPS      224(DX), Y5
-	VFMADD213PS  256(DX), Y2, Y5
-	VFMADD213PS  288(DX), Y2, Y5
-	VFMADD213PS  320(DX), Y2, Y5
-	VFMADD213PS  352(DX), Y2, Y5
-	VFMADD213PS  384(DX), Y2, Y5
-	VFMADD213PS  Y2, Y4, Y5
-	VADDPS       416(DX), Y5, Y5
-	VCVTPS2DQ    Y3, Y3
-	VPADDD       448(DX), Y3, Y3
-	VPSLLD       $23, Y3, Y3
-	VMULPS       Y3, Y5, Y5
+	EXP
 	VMOVUPS      Y5, (SI)
 	ADDQ         $32, SI
 	DECQ         CX
