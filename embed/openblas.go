@@ -73,5 +73,39 @@ func loadOpenBLAS() (k *kernel, err error) {
 		sgemm(cblasRowMajor, cblasNoTrans, tb, int32(m), int32(n), int32(kk), alpha,
 			unsafe.Pointer(&a[0]), int32(lda), unsafe.Pointer(&b[0]), int32(ldb), beta, unsafe.Pointer(&c[0]), int32(ldc))
 	}
-	return &kernel{name: "openblas", gemm: gemm}, nil
+	k = &kernel{name: "openblas", gemm: gemm}
+	if err := selfCheck(k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// selfCheck compares k with the Go kernel on products of the encoder's
+// kinds: some OpenBLAS builds compute wrong results on some processors
+// (the reason OPENBLAS_CORETYPE is set on some machines), and a wrong
+// vector would go unnoticed.
+func selfCheck(k *kernel) error {
+	for _, transB := range []bool{true, false} {
+		const m, n, kk = 45, 70, 390
+		a, b := make([]float32, m*kk), make([]float32, n*kk)
+		for i := range a {
+			a[i] = float32(i%97)/97 - 0.5
+		}
+		for i := range b {
+			b[i] = float32(i%89)/89 - 0.5
+		}
+		ldb := kk
+		if !transB {
+			ldb = n
+		}
+		got, want := make([]float32, m*n), make([]float32, m*n)
+		k.gemm(transB, m, n, kk, 1, a, kk, b, ldb, 0, got, n)
+		goGemm(transB, m, n, kk, 1, a, kk, b, ldb, 0, want, n)
+		for i := range got {
+			if d := got[i] - want[i]; d > 1e-3 || d < -1e-3 {
+				return fmt.Errorf("OpenBLAS's sgemm gives %v where %v is right (transB=%v): not used", got[i], want[i], transB)
+			}
+		}
+	}
+	return nil
 }

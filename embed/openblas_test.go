@@ -16,3 +16,16 @@ func TestOpenBLASMissing(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+func TestSelfCheckCatchesAWrongSgemm(t *testing.T) {
+	wrong := &kernel{name: "wrong", gemm: func(transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		goGemm(transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		c[len(c)/2] += 0.01
+	}}
+	if err := selfCheck(wrong); err == nil {
+		t.Fatal("a wrong sgemm passed the self-check")
+	}
+	if err := selfCheck(goKernel); err != nil {
+		t.Fatal(err)
+	}
+}
