@@ -33,7 +33,9 @@
 //     built anywhere uses it where Debian's libopenblas0-pthread or the
 //     like is installed). The fastest: about 65% of the ceiling on one
 //     thread, 55–60% on two, including everything that is not a matrix
-//     product. The default when the library loads.
+//     product. The default when the library loads and passes a self-check
+//     against the Go kernel (some builds compute wrong products on some
+//     processors).
 //   - Go assembly micro-kernels (gemm_amd64.s): 6×32 tiles with AVX-512,
 //     6×16 with AVX2/FMA, picked by CPUID (x/sys/cpu), over panels packed
 //     in Go (the weights packed once at load). About 10% behind OpenBLAS
