@@ -86,6 +86,7 @@ blas=$(OPENBLAS_VERBOSE=2 $PY -c 'import numpy as np; a=np.ones((64,64),np.float
 grep -q openblas <($PY -c 'import numpy, sys; print(open("/proc/self/maps").read())') ||
 	echo "bench-embed: warning: numpy does not use OpenBLAS; the ceiling is not OpenBLAS's" >&2
 
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 results=$SCRATCH/results.jsonl
 : >"$results"
 bench() { "$SCRATCH/embedbench" -model "$SCRATCH/model" -tokens "$TOKENS" -runs "$RUNS" "$@" >>"$results"; }
@@ -106,7 +107,7 @@ report=$OUT/bench-embed-$stamp.md
 {
 	echo "## bench-embed $stamp"
 	echo
-	echo "Machine: $NCPU CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average at start $(cut -d' ' -f1-3 /proc/loadavg); OpenBLAS core ${blas:-unknown}${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}; mnemofs $(git describe --always --dirty 2>/dev/null || echo '?')."
+	echo "Machine: $NCPU CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average at start $load_start; OpenBLAS core ${blas:-unknown}${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}; mnemofs $(git describe --always --dirty 2>/dev/null || echo '?')."
 	echo "Model: random, all-MiniLM-L6-v2's shape; $TOKENS-token sentences. Each cell: median over $ROUNDS rounds (range in brackets) of a round's median of $RUNS runs ($SENTENCES sentences a run, cybertron $CYB_SENTENCES); ceiling: the best round's median of $CEIL_RUNS ${CEIL_N}² float32 matmuls (range in brackets); load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
 	$PY - "$results" <<'PY'
