@@ -94,6 +94,7 @@ func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 	if e != nil {
 		b := e.Backlog()
 		backlog = &b
+		e.AddCacheStats(&s)
 	}
 	return marshal(struct {
 		store.Stats
