@@ -21,13 +21,21 @@ const EntryOverhead = 128
 // never evicts on its own. An entry costing more than the whole bound is
 // not kept.
 //
+// With admission on (NewSizedAdmit), a key gets in on its second miss
+// within a window: Probe remembers the keys that missed once in a second
+// simplelru of keys only (the "ghost" list), whose cost is taken out of
+// the bound. A key read once (an index build, a grep -r over everything)
+// then costs no more than with the cache off and evicts nothing.
+//
 // One mutex guards the LRU and the counters (simplelru is not safe for
 // concurrent use, and lookups reorder it). A nil *Sized is a disabled
 // cache: it keeps nothing, counts nothing and reports zero stats.
 type Sized[K comparable, V any] struct {
 	mu        sync.Mutex
 	lru       *simplelru.LRU[K, sizedEntry[V]]
+	ghost     *simplelru.LRU[K, struct{}] // nil: no admission
 	max, used int64
+	bound     int64 // as configured (max plus the ghost list's share)
 	hits      uint64
 	misses    uint64
 	evictions uint64
@@ -44,7 +52,7 @@ func NewSized[K comparable, V any](maxBytes int64) *Sized[K, V] {
 	if maxBytes <= 0 {
 		return nil
 	}
-	c := &Sized[K, V]{max: maxBytes}
+	c := &Sized[K, V]{max: maxBytes, bound: maxBytes}
 	n := maxBytes/EntryOverhead + 1
 	if n > math.MaxInt32 {
 		n = math.MaxInt32
@@ -57,6 +65,45 @@ func NewSized[K comparable, V any](maxBytes int64) *Sized[K, V] {
 	}
 	c.lru = l
 	return c
+}
+
+// NewSizedAdmit is NewSized with second-miss admission: the last
+// maxBytes/8192 (at least 64) keys that missed once are remembered, and
+// their EntryOverhead each comes out of maxBytes.
+func NewSizedAdmit[K comparable, V any](maxBytes int64) *Sized[K, V] {
+	n := max(64, maxBytes/8192)
+	c := NewSized[K, V](maxBytes - n*EntryOverhead)
+	if c == nil {
+		return nil
+	}
+	g, err := simplelru.NewLRU[K, struct{}](int(min(n, math.MaxInt32)), nil)
+	if err != nil {
+		panic(err)
+	}
+	c.ghost, c.bound = g, maxBytes
+	return c
+}
+
+// Probe is the first step of a read with admission: it reports whether k
+// is worth a full Lookup (and a fill on a miss): k has an entry, or (for a
+// new access) missed once recently. Otherwise it counts the miss and, for
+// a new access, remembers k. Later reads of one access (the rest of a
+// sequential read) are not new: they neither admit nor are remembered.
+// Without admission it always reports true.
+func (c *Sized[K, V]) Probe(k K, newAccess bool) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ghost == nil || c.lru.Contains(k) || newAccess && c.ghost.Remove(k) {
+		return true
+	}
+	if newAccess {
+		c.ghost.Add(k, struct{}{})
+	}
+	c.misses++
+	return false
 }
 
 // Get returns the value of k, counting a hit or a miss.
@@ -74,6 +121,9 @@ func (c *Sized[K, V]) Lookup(k K, valid func(V) bool) (V, bool) {
 	e, ok := c.lru.Get(k)
 	if ok && valid != nil && !valid(e.v) {
 		c.lru.Remove(k)
+		if c.ghost != nil {
+			c.ghost.Add(k, struct{}{}) // it was in use: the next miss fills it
+		}
 		ok = false
 	}
 	if !ok {
@@ -116,16 +166,22 @@ func (c *Sized[K, V]) Remove(k K) {
 	}
 	c.mu.Lock()
 	c.lru.Remove(k)
+	if c.ghost != nil {
+		c.ghost.Remove(k)
+	}
 	c.mu.Unlock()
 }
 
-// Purge drops every entry (the counters are kept).
+// Purge drops every entry and remembered key (the counters are kept).
 func (c *Sized[K, V]) Purge() {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	c.lru.Purge()
+	if c.ghost != nil {
+		c.ghost.Purge()
+	}
 	c.mu.Unlock()
 }
 
@@ -136,7 +192,7 @@ type Stats struct {
 	HitRate   float64 `json:"hit_rate"` // hits / (hits + misses); 0 before any lookup
 	Entries   int     `json:"entries"`
 	Bytes     int64   `json:"bytes,omitempty"`       // charged bytes held (Sized)
-	MaxBytes  int64   `json:"max_bytes,omitempty"`   // the bound (Sized; 0: off)
+	MaxBytes  int64   `json:"max_bytes,omitempty"`   // the bound (Sized; 0: off), admission list included
 	MaxItems  int     `json:"max_entries,omitempty"` // the bound (entry-counted caches)
 	Evictions uint64  `json:"evictions,omitempty"`
 }
@@ -154,7 +210,7 @@ func (c *Sized[K, V]) Stats() Stats {
 	}
 	c.mu.Lock()
 	s := Stats{Hits: c.hits, Misses: c.misses, Entries: c.lru.Len(), Bytes: c.used,
-		MaxBytes: c.max, Evictions: c.evictions}
+		MaxBytes: c.bound, Evictions: c.evictions}
 	c.mu.Unlock()
 	s.rate()
 	return s

@@ -116,3 +116,51 @@ func TestSplit(t *testing.T) {
 		t.Fatalf("Split(0) = %d, %d", c, q)
 	}
 }
+
+func TestSizedAdmitsOnSecondMiss(t *testing.T) {
+	c := NewSizedAdmit[int, string](1 << 20)
+	if s := c.Stats(); s.MaxBytes != 1<<20 {
+		t.Fatalf("bound %d, want the configured one", s.MaxBytes)
+	}
+	if c.Probe(1, true) {
+		t.Fatal("a first miss was admitted")
+	}
+	if !c.Probe(1, true) {
+		t.Fatal("a second miss was not admitted")
+	}
+	if _, ok := c.Get(1); ok {
+		t.Fatal("hit before any add")
+	}
+	c.Add(1, "v", 1)
+	if !c.Probe(1, true) {
+		t.Fatal("a cached key was not probed through")
+	}
+	if v, ok := c.Get(1); !ok || v != "v" {
+		t.Fatal("the admitted value is missing")
+	}
+	// Dropped as invalid: it was in use, so the next miss fills.
+	if _, ok := c.Lookup(1, func(string) bool { return false }); ok {
+		t.Fatal("invalid entry returned")
+	}
+	if !c.Probe(1, true) {
+		t.Fatal("a key dropped as invalid must be admitted at once")
+	}
+	// Removed (the file is gone): forgotten entirely.
+	c.Probe(2, true)
+	c.Remove(2)
+	if c.Probe(2, true) {
+		t.Fatal("a removed key was still remembered")
+	}
+	// Reads that are not new accesses neither admit nor are remembered.
+	if c.Probe(3, false) || c.Probe(3, false) || c.Probe(3, true) {
+		t.Fatal("a later read of one access admitted it")
+	}
+	// Misses: the first Probe(1), Get(1) before the add, the invalid
+	// Lookup, both Probe(2), the three Probe(3).
+	if s := c.Stats(); s.Hits != 1 || s.Misses != 8 {
+		t.Fatalf("counters %+v", s)
+	}
+	if (*Sized[int, int])(nil).Probe(1, true) {
+		t.Fatal("a disabled cache admitted")
+	}
+}

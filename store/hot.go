@@ -25,6 +25,13 @@ import (
 // make the cache serve old bytes is a record whose SHA-256 does not match
 // the stored content, which fsck reports as corruption.
 //
+// A file enters the cache on its second read (from offset 0: a sequential
+// read of a large file is many reads) within the admission window
+// (cache.NewSizedAdmit), or on its first read after the content of a
+// cached file changed: a file read once (by the index build, or a grep -r
+// over the tree) costs what it costs with the cache off, and evicts
+// nothing.
+//
 // Reads of a file with uncommitted changes (dirty chunks, a truncation, a
 // blob copied on write) bypass the cache: they are served from the open
 // state as before. So do files that are unlinked, empty, or larger than
@@ -42,7 +49,7 @@ func newHot(bytes int64) *cache.Sized[uint64, hotEntry] {
 	if bytes == 0 {
 		bytes, _ = cache.Split(cache.DefaultBytes)
 	}
-	return cache.NewSized[uint64, hotEntry](bytes)
+	return cache.NewSizedAdmit[uint64, hotEntry](bytes)
 }
 
 // readHot serves a read from the content cache, filling it on a miss. It
@@ -61,6 +68,9 @@ func (s *Store) readHot(ino uint64, f *openFile, dest []byte, off uint64) (n int
 	s.icMu.RUnlock()
 	if size == 0 || size > HotFileMax || off >= size || !linked || !reg {
 		return 0, false, nil
+	}
+	if !s.hot.Probe(ino, off == 0) {
+		return 0, false, nil // read once: cached if read again soon
 	}
 	rec, err := s.storedRecord(ino)
 	if err != nil || rec.SHA256 == "" {
@@ -99,3 +109,7 @@ func committedView(f *openFile) bool {
 func (s *Store) CacheStats() map[string]cache.Stats {
 	return map[string]cache.Stats{"content": s.hot.Stats(), "records": s.recs.Stats()}
 }
+
+// DropCache empties the content cache (its counters are kept): a cold
+// start for benchmarks.
+func (s *Store) DropCache() { s.hot.Purge() }
