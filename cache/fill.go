@@ -13,9 +13,11 @@ import (
 // epoch Get returned: the value is kept only if nothing was Set or
 // Forgotten in between (it may be stale otherwise).
 type Fill[K comparable, V any] struct {
-	mu    sync.Mutex
-	epoch uint64
-	c     *lru.Cache[K, V]
+	mu           sync.Mutex
+	epoch        uint64
+	c            *lru.Cache[K, V]
+	n            int
+	hits, misses uint64
 }
 
 // NewFill holds up to n values.
@@ -24,7 +26,7 @@ func NewFill[K comparable, V any](n int) *Fill[K, V] {
 	if err != nil {
 		panic(err) // only for n <= 0
 	}
-	return &Fill[K, V]{c: c}
+	return &Fill[K, V]{c: c, n: n}
 }
 
 // Get returns the cached value of k, or the epoch to Fill it with.
@@ -32,7 +34,21 @@ func (f *Fill[K, V]) Get(k K) (v V, ok bool, epoch uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v, ok = f.c.Get(k)
+	if ok {
+		f.hits++
+	} else {
+		f.misses++
+	}
 	return v, ok, f.epoch
+}
+
+// Stats returns the hit counters and size of the cache.
+func (f *Fill[K, V]) Stats() Stats {
+	f.mu.Lock()
+	s := Stats{Hits: f.hits, Misses: f.misses, Entries: f.c.Len(), MaxItems: f.n}
+	f.mu.Unlock()
+	s.rate()
+	return s
 }
 
 // Fill caches v for k if nothing changed since Get returned epoch.

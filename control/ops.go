@@ -34,7 +34,11 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 	}
 	switch req.Op {
 	case "stats":
-		return st.Stats()
+		s, err := st.Stats()
+		if err == nil && eng != nil {
+			eng.AddCacheStats(&s)
+		}
+		return s, err
 	case "maintain":
 		var now time.Time
 		if req.Now != "" {

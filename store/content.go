@@ -149,12 +149,15 @@ func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, syscall.EINVAL
 	}
-	if f := s.openState(ino); f != nil {
+	f := s.openState(ino)
+	if f != nil {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		return s.readLocked(ino, f, dest, uint64(off))
 	}
-	return s.readLocked(ino, nil, dest, uint64(off))
+	if n, ok, err := s.readHot(ino, f, dest, uint64(off)); ok {
+		return n, err
+	}
+	return s.readLocked(ino, f, dest, uint64(off))
 }
 
 func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (int, error) {

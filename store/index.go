@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/cache"
 )
 
 // Memories calls fn for every linked regular file, in inode order.
@@ -73,6 +74,9 @@ type Stats struct {
 	// Packs: archived files kept compressed (pack.go).
 	Packs    PackStats `json:"archive_packs"`
 	Warnings []string  `json:"warnings"`
+	// Cache: hit counters of the in-memory caches, by name (hot.go);
+	// meta/stats.json adds the views' "queries".
+	Cache map[string]cache.Stats `json:"cache,omitempty"`
 }
 
 // Tree is the size of one top-level directory.
@@ -89,7 +93,7 @@ type DirCount struct {
 
 // Stats walks the store and summarises it.
 func (s *Store) Stats() (Stats, error) {
-	st := Stats{Trees: map[string]Tree{}}
+	st := Stats{Trees: map[string]Tree{}, Cache: s.CacheStats()} // before the walk reads records
 	seen := map[string]int{}
 	err := s.Memories(func(in Info) error {
 		st.Memories++

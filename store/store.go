@@ -55,6 +55,9 @@ type Options struct {
 	// as plain files (blob.go); empty keeps all content in the KV (an
 	// encrypted store must, so that no plaintext reaches the disk).
 	BlobDir string
+	// CacheBytes bounds the content cache (hot.go): 0 means
+	// cache.DefaultBytes, negative turns it off.
+	CacheBytes int64
 }
 
 // Notifier is told about changes made behind the kernel's back. Calls are
@@ -118,6 +121,9 @@ type Store struct {
 	// blobs holds large files' content; nil when Options.BlobDir is empty.
 	blobs *blobDir
 
+	// hot caches whole small files' committed content (hot.go); nil: off.
+	hot *cache.Sized[uint64, hotEntry]
+
 	stop chan struct{}
 	done sync.WaitGroup
 }
@@ -139,6 +145,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if o.BlobDir != "" {
 		s.blobs = &blobDir{dir: o.BlobDir}
 	}
+	s.hot = newHot(o.CacheBytes)
 	if o.SpaceDir != "" {
 		s.space = &spaceGuard{dir: o.SpaceDir}
 	}
@@ -350,6 +357,7 @@ func (s *Store) forget(ino uint64) {
 	s.icMu.Lock()
 	delete(s.inodes, ino)
 	s.icMu.Unlock()
+	s.hot.Remove(ino) // only frees memory: entries are checked at each read
 }
 
 // flusher periodically persists access statistics.

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -45,6 +46,8 @@ type Engine struct {
 	gen uint64
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
+	// qc caches search results by generation (qcache.go); nil: off.
+	qc *cache.Sized[string, []Result]
 
 	// pathMu guards paths, a memo of directory paths valid for the
 	// catalog generation pathGen.
@@ -84,6 +87,8 @@ func NewEngine(logger *log.Logger) *Engine {
 	e := &Engine{idx: search.NewIndex(), log: logger, cat: map[uint64]*Entry{},
 		dirsCache: map[string]dirSet{}, finished: make(chan struct{})}
 	e.qCond = sync.NewCond(&e.qMu)
+	_, q := cache.Split(cache.DefaultBytes)
+	e.SetCacheBytes(q)
 	// The initial build counts as one queued change, so reads wait for it.
 	e.enq = 1
 	return e

@@ -56,10 +56,10 @@ func (f Filter) key() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "u%q t%q g%q d%q p%q a%v", f.Users, f.Types, f.Tags, f.Date, f.Path, f.Archived)
 	if f.After != nil {
-		fmt.Fprintf(&b, " >%d", f.After.Unix())
+		fmt.Fprintf(&b, " >%d", f.After.UnixNano())
 	}
 	if f.Before != nil {
-		fmt.Fprintf(&b, " <%d", f.Before.Unix())
+		fmt.Fprintf(&b, " <%d", f.Before.UnixNano())
 	}
 	if f.Only != nil {
 		ids := make([]uint64, 0, len(f.Only))

@@ -96,6 +96,7 @@ func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 		b := e.Backlog()
 		backlog = &b
 		emb = e.EmbedStats()
+		e.AddCacheStats(&s)
 	}
 	return marshal(struct {
 		store.Stats

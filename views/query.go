@@ -99,6 +99,15 @@ type Result struct {
 func (e *Engine) Search(q Query, scope Filter) []Result {
 	e.Ready()
 	f := scope.And(q.Filter)
+	var key string
+	if e.qc != nil {
+		e.mu.RLock()
+		key = queryKey(q, f, e.gen) // before searching (qcache.go)
+		e.mu.RUnlock()
+		if rs, ok := e.cachedResults(key); ok {
+			return rs
+		}
+	}
 	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight,
 		Filter: func(ino uint64) bool { return e.MatchIno(ino, f) }})
 	out := make([]Result, 0, len(hits))
@@ -111,6 +120,7 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 		r.Snippet = e.snippet(h, q.Terms)
 		out = append(out, r)
 	}
+	e.keepResults(key, out)
 	return out
 }
 

@@ -15,8 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
+	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/fusefs"
 	"github.com/mnemofs/mnemofs/store"
@@ -27,18 +29,23 @@ func reservedNames() map[string]bool { return fusefs.ReservedNames() }
 
 func mountCmd() *cobra.Command {
 	var cfg fusefs.Config
-	var user string
+	var user, cacheSize string
 	c := &cobra.Command{
-		Use:   "mount [--data DIR] [--user NAME] [--read-only] [--allow-other] MOUNTPOINT",
+		Use:   "mount [--data DIR] [--user NAME] [--read-only] [--allow-other] [--cache-size SIZE] MOUNTPOINT",
 		Short: "mount the store at MOUNTPOINT (runs in the foreground; Ctrl-C unmounts)",
 		Args:  exactArgs(1, "MOUNTPOINT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("user") && !store.ValidName(user) {
 				return fail("--user needs a user name usable as a file name (got %q)", user)
 			}
-			return mount(args[0], cfg, user)
+			n, err := humanize.ParseBytes(cacheSize)
+			if err != nil || n > 1<<40 {
+				return fail("--cache-size needs a size such as 64MiB, 512KiB or 0 (off), got %q", cacheSize)
+			}
+			return mount(args[0], cfg, user, int64(n))
 		},
 	}
+	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off)")
 	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
@@ -169,7 +176,7 @@ func checkFuse() error {
 	return nil
 }
 
-func mount(mountpoint string, cfg fusefs.Config, user string) error {
+func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64) error {
 	mnt, err := filepath.Abs(mountpoint)
 	if err != nil {
 		return err
@@ -203,7 +210,12 @@ func mount(mountpoint string, cfg fusefs.Config, user string) error {
 	n := fusefs.NewNotifier()
 	cfg.Logger = log.New(os.Stderr, "mnemofs: ", 0)
 	eng := views.NewEngine(cfg.Logger)
-	kv, st, err := openStore(data, user, n, eng.Handle)
+	content, queries := cache.Split(cacheBytes)
+	eng.SetCacheBytes(queries)
+	if content == 0 {
+		content = -1 // off (0 would be the default)
+	}
+	kv, st, err := openStore(data, user, n, eng.Handle, content)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,8 @@ func encryptionKey() ([]byte, error) {
 }
 
 // openStore opens the store in dataDir, which the caller has locked.
-func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change)) (backend.KV, *store.Store, error) {
+// cacheBytes bounds the content cache (store.Options.CacheBytes).
+func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change), cacheBytes int64) (backend.KV, *store.Store, error) {
 	key, err := encryptionKey()
 	if err != nil {
 		return nil, nil, err
@@ -80,7 +81,7 @@ func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Cha
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
 	}
 	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger, User: user,
-		SpaceDir: dataDir}
+		SpaceDir: dataDir, CacheBytes: cacheBytes}
 	if key == nil {
 		// Large files' content as plain files beside Badger; never for
 		// an encrypted store, whose content must not reach the disk.
@@ -121,7 +122,7 @@ func run(req control.Request, p control.Progress, result any) error {
 		eng = views.NewEngine(nil)
 		onChange = eng.Handle
 	}
-	kv, st, err := openStore(dir, "", nil, onChange)
+	kv, st, err := openStore(dir, "", nil, onChange, 0)
 	if err != nil {
 		return err
 	}
