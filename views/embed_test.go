@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
-	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -21,13 +20,21 @@ import (
 // to fail. The BERT encoder is tested in embed/ and through the mount.
 type hashEncoder struct {
 	name string
+	dim  int               // 32 when 0
+	syn  map[string]string // words read as others (a model that knows synonyms)
+	rand bool              // a vector from the whole text: a model that knows nothing
 	mu   sync.Mutex
 	seen []string
 	fail error
 }
 
 func (h *hashEncoder) Name() string { return h.name }
-func (h *hashEncoder) Dim() int     { return 32 }
+func (h *hashEncoder) Dim() int {
+	if h.dim == 0 {
+		return 32
+	}
+	return h.dim
+}
 
 func (h *hashEncoder) Encode(texts []string) ([][]float32, error) {
 	h.mu.Lock()
@@ -38,14 +45,21 @@ func (h *hashEncoder) Encode(texts []string) ([][]float32, error) {
 	h.seen = append(h.seen, texts...)
 	out := make([][]float32, len(texts))
 	for k, t := range texts {
-		v := make([]float32, 32)
-		for _, w := range search.Tokens(t) {
+		v := make([]float32, h.Dim())
+		words := strings.Fields(strings.ToLower(t))
+		if h.rand {
+			words = []string{t}
+		}
+		for _, w := range words {
+			if s, ok := h.syn[w]; ok {
+				w = s
+			}
 			f := fnv.New64a()
 			f.Write([]byte(w))
 			x := f.Sum64()
 			for d := range v {
 				x = x*6364136223846793005 + 1442695040888963407
-				v[d] += float32(int64(x>>11)%1000) / 1000
+				v[d] += float32(int64(x>>11)%1000)/1000 - 0.5
 			}
 		}
 		var n float64

@@ -93,6 +93,11 @@ type Result struct {
 	Name    string  `json:"name"`
 	Line    uint32  `json:"line,omitempty"`
 	Snippet string  `json:"snippet"`
+	// With a model loaded: the memory's rank in the lexical and in the
+	// vector list (0: not in it); Score is then the fused score.
+	Lexical int  `json:"lexical_rank,omitempty"`
+	Vector  int  `json:"vector_rank,omitempty"`
+	Hybrid  bool `json:"-"`
 }
 
 // Search runs q within scope.
@@ -104,12 +109,32 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 		e.mu.RLock()
 		key = queryKey(q, f, e.gen) // before searching (qcache.go)
 		e.mu.RUnlock()
+		if e.hybridOn(q) {
+			key += e.hybridKey(q)
+		}
 		if rs, ok := e.cachedResults(key); ok {
 			return rs
 		}
 	}
-	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight,
-		Filter: func(ino uint64) bool { return e.MatchIno(ino, f) }})
+	filter := func(ino uint64) bool { return e.MatchIno(ino, f) }
+	if e.hybridOn(q) {
+		if fused, ok := e.hybrid(q, filter); ok {
+			out := make([]Result, 0, len(fused))
+			for _, h := range fused {
+				p, err := e.st.Path(h.Ino)
+				if err != nil {
+					continue
+				}
+				r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, Name: path.Base(p),
+					Line: h.Part, Lexical: h.LexRank, Vector: h.VecRank, Hybrid: true}
+				r.Snippet = e.snippet(search.Hit{Ino: h.Ino, Part: h.Part}, q.Terms)
+				out = append(out, r)
+			}
+			e.keepResults(key, out)
+			return out
+		}
+	}
+	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter})
 	out := make([]Result, 0, len(hits))
 	for _, h := range hits {
 		p, err := e.st.Path(h.Ino)
@@ -166,13 +191,28 @@ func (e *Engine) snippet(h search.Hit, terms []string) string {
 // ResultsText renders the .results file: rank, score, path, snippet.
 func ResultsText(q Query, rs []Result) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# query: %s\n# rank\tscore\tpath\tsnippet\n", q.Text)
+	hybrid := len(rs) > 0 && rs[0].Hybrid
+	if hybrid {
+		fmt.Fprintf(&b, "# query: %s\n# rank\tfused\tlexical\tvector\tpath\tsnippet\n", q.Text)
+	} else {
+		fmt.Fprintf(&b, "# query: %s\n# rank\tscore\tpath\tsnippet\n", q.Text)
+	}
+	rank := func(n int) string {
+		if n == 0 {
+			return "-"
+		}
+		return strconv.Itoa(n)
+	}
 	for _, r := range rs {
 		p := r.Path
 		if r.Line > 0 {
 			p += ":" + strconv.Itoa(int(r.Line))
 		}
-		fmt.Fprintf(&b, "%02d\t%.4f\t%s\t%s\n", r.Rank, r.Score, p, r.Snippet)
+		if hybrid {
+			fmt.Fprintf(&b, "%02d\t%.4f\t%s\t%s\t%s\t%s\n", r.Rank, r.Score, rank(r.Lexical), rank(r.Vector), p, r.Snippet)
+		} else {
+			fmt.Fprintf(&b, "%02d\t%.4f\t%s\t%s\n", r.Rank, r.Score, p, r.Snippet)
+		}
 	}
 	return []byte(b.String())
 }

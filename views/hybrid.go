@@ -1,0 +1,44 @@
+package views
+
+import (
+	"fmt"
+
+	"github.com/mnemofs/mnemofs/search"
+)
+
+// Hybrid search, when a model is loaded and memories are embedded: the
+// lexical list (deeper than k) and the vector list are fused by
+// search.Fuse, which lets a vector hit count only as far as its cosine
+// stands out from the query's cosines with every chunk, so a weak model
+// (even a random one) leaves the lexical ranking as it is. Without a
+// model, or before anything is embedded, search is lexical only and
+// exactly as before.
+
+const (
+	fuseDepth = 50 // candidates taken from each list
+)
+
+// hybridOn reports whether a search of q can use vectors.
+func (e *Engine) hybridOn(q Query) bool {
+	return e.emb != nil && q.Text != "" && e.emb.vec.Len() > 0
+}
+
+// hybridKey extends a query-cache key with what the vector side depends on.
+func (e *Engine) hybridKey(q Query) string {
+	return fmt.Sprintf("|v%d|%q", e.emb.vec.Gen(), q.Text)
+}
+
+// hybrid ranks with both lists; ok is false when the vector side failed
+// (the caller then answers lexically).
+func (e *Engine) hybrid(q Query, filter func(uint64) bool) ([]search.Fused, bool) {
+	qv, err := e.emb.enc.Encode([]string{q.Text})
+	if err != nil || len(qv) != 1 {
+		return nil, false
+	}
+	lex := e.idx.Search(q.Terms, search.Options{K: max(q.K, fuseDepth), Neighbours: neighbourWeight, Filter: filter})
+	vec, dist, err := e.emb.vec.SearchDist(qv[0], max(q.K, fuseDepth), filter)
+	if err != nil {
+		return nil, false
+	}
+	return search.Fuse(lex, vec, dist, q.K, search.FuseOptions{}), true
+}
