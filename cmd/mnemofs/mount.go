@@ -20,6 +20,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/embed"
 	"github.com/mnemofs/mnemofs/fusefs"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
@@ -29,9 +30,9 @@ func reservedNames() map[string]bool { return fusefs.ReservedNames() }
 
 func mountCmd() *cobra.Command {
 	var cfg fusefs.Config
-	var user, cacheSize string
+	var user, cacheSize, model string
 	c := &cobra.Command{
-		Use:   "mount [--data DIR] [--user NAME] [--read-only] [--allow-other] [--cache-size SIZE] MOUNTPOINT",
+		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] MOUNTPOINT",
 		Short: "mount the store at MOUNTPOINT (runs in the foreground; Ctrl-C unmounts)",
 		Args:  exactArgs(1, "MOUNTPOINT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,10 +43,11 @@ func mountCmd() *cobra.Command {
 			if err != nil || n > 1<<40 {
 				return fail("--cache-size needs a size such as 64MiB, 512KiB or 0 (off), got %q", cacheSize)
 			}
-			return mount(args[0], cfg, user, int64(n))
+			return mount(args[0], cfg, user, int64(n), model)
 		},
 	}
 	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off)")
+	c.Flags().StringVar(&model, "model", "", "embedding model for hybrid search: a directory (cybertron layout) or a name from 'mnemofs model list'")
 	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
@@ -176,7 +178,7 @@ func checkFuse() error {
 	return nil
 }
 
-func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64) error {
+func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, model string) error {
 	mnt, err := filepath.Abs(mountpoint)
 	if err != nil {
 		return err
@@ -190,6 +192,13 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64) 
 	}
 	if err := checkFuse(); err != nil {
 		return err
+	}
+	var enc embed.Encoder
+	if model != "" {
+		if enc, err = loadModel(model); err != nil {
+			return err
+		}
+		defer enc.Close()
 	}
 	sock := socketPath(data)
 	me := control.Holder{Pid: os.Getpid(), Command: "mount", Mountpoint: mnt, Socket: sock}
@@ -212,6 +221,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64) 
 	eng := views.NewEngine(cfg.Logger)
 	content, queries := cache.Split(cacheBytes)
 	eng.SetCacheBytes(queries)
+	if enc != nil {
+		eng.SetEncoder(enc)
+	}
 	if content == 0 {
 		content = -1 // off (0 would be the default)
 	}
