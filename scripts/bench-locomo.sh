@@ -9,10 +9,12 @@
 #   bash scripts/bench-locomo.sh -conv 26,30 -dump /tmp/locomo.jsonl
 #   bash scripts/bench-locomo.sh -json > locomo.json
 #   bash scripts/bench-locomo.sh -keep                    # keep the store
+#   bash scripts/bench-locomo.sh -model DIR               # hybrid search with an embedding model
 #   bash scripts/bench-locomo.sh -data DIR -no-write      # re-query a kept store
 #
 # Options read here: -data DIR (store; default a fresh one in the scratch
-# area), -mnt DIR (mount point; default in the scratch area), -keep (leave the
+# area), -mnt DIR (mount point; default in the scratch area), -model DIR
+# (mount --model: hybrid search; the questions wait for the embeddings), -keep (leave the
 # store and binaries; the mount is still taken down). Everything else goes
 # to scripts/locomo: -conv LIST, -json, -dump FILE, -k N, -locomo DIR,
 # -no-write. Environment: LOCOMO_DIR (/work/shared/bench/locomo),
@@ -22,13 +24,14 @@ set -euo pipefail
 NAME=bench-locomo
 . "$(dirname "$0")/lib.sh"
 
-DATA= MNT= KEEP=0 NOWRITE=0
+DATA= MNT= KEEP=0 NOWRITE=0 MODEL=
 ARGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-data | --data) DATA=${2:?-data needs a directory}; shift ;;
 	-mnt | --mnt) MNT=${2:?-mnt needs a directory}; shift ;;
 	-keep | --keep) KEEP=1 ;;
+	-model | --model) MODEL=${2:?-model needs a model directory}; shift ;;
 	-h | -help | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-conv | -dump | -k | -locomo | --conv | --dump | --k | --locomo)
 		ARGS+=("$1" "${2:?$1 needs a value}"); shift ;;
@@ -72,7 +75,7 @@ fi
 go build -C "$ROOT" -o "$SCRATCH/bin/mnemofs" ./cmd/mnemofs
 go build -C "$ROOT" -o "$SCRATCH/bin/locomo" ./scripts/locomo
 
-"$SCRATCH/bin/mnemofs" mount --data "$DATA" "$MNT" >"$SCRATCH/mount.log" 2>&1 &
+"$SCRATCH/bin/mnemofs" mount --data "$DATA" ${MODEL:+--model "$MODEL"} "$MNT" >"$SCRATCH/mount.log" 2>&1 &
 MOUNT_PID=$!
 for _ in $(seq 300); do
 	grep -q '^mnemofs: mounted' "$SCRATCH/mount.log" && break

@@ -31,11 +31,23 @@ func (e *Engine) hybridKey(q Query) string {
 // hybrid ranks with both lists; ok is false when the vector side failed
 // (the caller then answers lexically).
 func (e *Engine) hybrid(q Query, filter func(uint64) bool) ([]search.Fused, bool) {
-	qv, err := e.emb.enc.Encode([]string{q.Text})
+	// The query's vector (the model's forward pass, ~10 ms for MiniLM on
+	// one core) is computed while the lexical list is.
+	type encoded struct {
+		v   [][]float32
+		err error
+	}
+	ch := make(chan encoded, 1)
+	go func() {
+		v, err := e.emb.enc.Encode([]string{q.Text})
+		ch <- encoded{v, err}
+	}()
+	lex := e.idx.Search(q.Terms, search.Options{K: max(q.K, fuseDepth), Neighbours: neighbourWeight, Filter: filter})
+	r := <-ch
+	qv, err := r.v, r.err
 	if err != nil || len(qv) != 1 {
 		return nil, false
 	}
-	lex := e.idx.Search(q.Terms, search.Options{K: max(q.K, fuseDepth), Neighbours: neighbourWeight, Filter: filter})
 	vec, dist, err := e.emb.vec.SearchDist(qv[0], max(q.K, fuseDepth), filter)
 	if err != nil {
 		return nil, false

@@ -111,6 +111,7 @@ type report struct {
 	Conversations []string        `json:"conversations"`
 	Turns         int             `json:"turns"`
 	WriteSeconds  float64         `json:"write_seconds,omitempty"`
+	EmbedSeconds  float64         `json:"embed_seconds,omitempty"` // waiting for the model after the writes
 	K             int             `json:"k"`
 	Overall       *agg            `json:"overall"`
 	ByCategory    map[string]*agg `json:"by_category"`
@@ -157,6 +158,12 @@ func main() {
 			}
 		}
 		rep.WriteSeconds = time.Since(t0).Seconds()
+	}
+	if ip == nil {
+		t0 := time.Now()
+		if waitEmbedded(*mnt) {
+			rep.EmbedSeconds = time.Since(t0).Seconds()
+		}
 	}
 	var out *json.Encoder
 	if *dump != "" {
@@ -442,6 +449,9 @@ func score(c *conv, q qa, ev []string, names []string) record {
 func (rep *report) print() {
 	fmt.Printf("LoCoMo retrieval, conversations %s: %d turns, %d questions, k:%d\n",
 		strings.Join(rep.Conversations, ","), rep.Turns, rep.Overall.N, rep.K)
+	if rep.EmbedSeconds > 0 {
+		fmt.Printf("hybrid search: waited %.1fs for the embeddings after the writes\n", rep.EmbedSeconds)
+	}
 	if rep.WriteSeconds > 0 {
 		fmt.Printf("wrote %d turns in %.1fs (%.0f files/s)\n", rep.Turns, rep.WriteSeconds, float64(rep.Turns)/rep.WriteSeconds)
 	}
@@ -460,4 +470,31 @@ func (rep *report) print() {
 	fmt.Printf("\nquestions without usable evidence: %d; evidence ids fixed: %d, dropped (not a turn): %d; "+
 		"queries truncated to 255 bytes: %d; with filter-like words escaped: %d\n",
 		rep.Skipped, rep.EvFixed, rep.EvDropped, rep.Truncated, rep.Escaped)
+}
+
+// waitEmbedded waits, when the mount has a model, until every memory is
+// embedded (meta/stats.json: no index or embedding backlog); it reports
+// whether there was a model.
+func waitEmbedded(mnt string) bool {
+	for last := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		b, err := os.ReadFile(filepath.Join(mnt, "meta", "stats.json"))
+		check(err, "meta/stats.json")
+		var s struct {
+			Index     uint64 `json:"index_backlog"`
+			Embedding *struct {
+				Memories, Backlog int
+			} `json:"embedding"`
+		}
+		check(json.Unmarshal(b, &s), "meta/stats.json")
+		if s.Embedding == nil {
+			return false
+		}
+		if s.Index == 0 && s.Embedding.Backlog == 0 {
+			return true
+		}
+		if time.Since(last) > 10*time.Second {
+			fmt.Fprintf(os.Stderr, "locomo: embedding: %d memories done, %d waiting\n", s.Embedding.Memories, s.Embedding.Backlog)
+			last = time.Now()
+		}
+	}
 }
