@@ -27,6 +27,10 @@
 //     memories of others.
 //   - A free-space reserve (space.go) refuses writes with ENOSPC before
 //     the disk is so full that Badger's memory-mapped logs would fault.
+//   - Maintenance (maintain.go) applies the lifecycle table: sessions
+//     move whole by faded importance (sessions.go), and what a pass
+//     archives is packed: small files zstd-compressed together into one
+//     value (pack.go), read through chunk 0 and unpacked on first write.
 //   - Removing a memory moves it to archive/trash/; scratch files (editor
 //     swap and backup files, *.tmp, files that lived only seconds) are
 //     really deleted. Files unlinked while open are orphans until the last

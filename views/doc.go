@@ -16,6 +16,9 @@
 //   - A Filter selects memories; a view is a Filter over the real tree,
 //     and DirsWith gives the directories that lead to its memories
 //     (cached per filter and generation).
+//   - With a model (SetEncoder, embed.go) changed memories are embedded in
+//     the background and search fuses lexical and vector ranks
+//     (hybrid.go); without one, search is lexical only.
 //   - Methods that run inside a search (MatchIno, entry) never wait for the
 //     queue: the worker may need the index lock the search holds.
 package views
