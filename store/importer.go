@@ -239,6 +239,9 @@ func (s *Store) overwrite(ino uint64, data []byte) error {
 		return err
 	}
 	f := s.openState(ino)
+	if err := s.unpack(ino); err != nil {
+		return errors.Join(err, s.Release(ino))
+	}
 	f.mu.Lock()
 	err = s.truncateLocked(f, i, 0)
 	f.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/klauspost/compress/zstd"
@@ -21,7 +22,7 @@ import (
 //
 // A packed file reads like any other: chunk 0, when the KV has none, comes
 // from the pack (decompressed packs are kept in a small LRU; packs never
-// change, so it needs no invalidation). The first write or truncate of a
+// change, so it needs no invalidation; 16 packs of at most 4 MiB). The first write or truncate of a
 // member unpacks it (its bytes go back to a chunk, in one transaction with
 // the inode and its membership key), so nothing that writes ever sees a
 // pack. A pack is deleted with its last member.
@@ -44,7 +45,7 @@ type packCache struct {
 }
 
 func (p *packCache) get() *lru.Cache[uint64, []byte] {
-	p.once.Do(func() { p.c, _ = lru.New[uint64, []byte](64) })
+	p.once.Do(func() { p.c, _ = lru.New[uint64, []byte](16) })
 	return p.c
 }
 
@@ -103,7 +104,7 @@ func (s *Store) packable(i *Inode) bool {
 	s.icMu.RLock()
 	defer s.icMu.RUnlock()
 	return i.IsReg() && i.Size > 0 && i.Size < ChunkSize && i.Blob == 0 && i.Pack == 0 &&
-		len(i.Links) > 0
+		len(i.Links) == 1 // a hard-linked file may be live elsewhere: left alone
 }
 
 // packTree packs the small files under the directory (or the file) ino,
@@ -133,7 +134,9 @@ func (s *Store) packTree(ino uint64) error {
 		})
 		for _, k := range kids {
 			if err == nil {
-				err = walk(k)
+				if err = walk(k); errors.Is(err, syscall.ENOENT) {
+					err = nil // removed since the scan
+				}
 			}
 		}
 		return err
@@ -156,11 +159,19 @@ func (s *Store) packTree(ino uint64) error {
 // (else the group waits for a later pass) and the pack is written.
 func (s *Store) packSome(cands []uint64) ([]uint64, error) {
 	var group []Inode // snapshots
+	var vers []recVersion
 	raw := uint64(0)
 	for len(cands) > 0 && len(group) < packFiles {
 		i, err := s.inode(cands[0])
 		if err != nil || !s.packable(i) {
 			cands = cands[1:] // gone or changed since the walk
+			continue
+		}
+		// The record before the content: a commit in between changes
+		// its version, which is checked again under the lock.
+		rec, err := s.storedRecordLocked(cands[0])
+		if err != nil {
+			cands = cands[1:]
 			continue
 		}
 		s.icMu.RLock()
@@ -171,6 +182,7 @@ func (s *Store) packSome(cands []uint64) ([]uint64, error) {
 		}
 		raw += snap.Size
 		group, cands = append(group, snap), cands[1:]
+		vers = append(vers, recVersion{rec.Version, rec.SHA256})
 	}
 	if len(group) == 0 {
 		return cands, nil
@@ -187,12 +199,29 @@ func (s *Store) packSome(cands []uint64) ([]uint64, error) {
 		if err != nil || !s.packable(i) || !s.sameContent(i, &snap) {
 			return cands, nil // changed meanwhile: packed by a later pass
 		}
+		if rec, err := s.storedRecord(snap.Ino); err != nil || (recVersion{rec.Version, rec.SHA256}) != vers[k] {
+			return cands, nil // committed meanwhile (even at the same size and time)
+		}
 		if files[k], err = s.editable(snap.Ino); err != nil {
 			return nil, err
 		}
 		files[k].PackOff = offs[k]
 	}
 	return cands, s.writePack(files, v)
+}
+
+// recVersion identifies a committed content: every commit that changes
+// the bytes bumps the version.
+type recVersion struct {
+	version int
+	sha     string
+}
+
+// storedRecordLocked is storedRecord taking mu.
+func (s *Store) storedRecordLocked(ino uint64) (*Record, error) {
+	s.mu.Lock()
+	defer s.unlock()
+	return s.storedRecord(ino)
 }
 
 // sameContent reports whether i still has the content it had in snap.
@@ -277,35 +306,46 @@ func (s *Store) nextPack() (uint64, error) {
 }
 
 // unpack puts a packed file's bytes back in a chunk before it changes.
+// The stored inode is rewritten without its pack, not the cached one: the
+// cache may already hold a change not yet committed (a truncate).
 func (s *Store) unpack(ino uint64) error {
 	if i, err := s.inode(ino); err != nil || !s.isPacked(i) {
 		return err
 	}
 	s.mu.Lock()
 	defer s.unlock()
-	i, err := s.editable(ino)
-	if err != nil || i.Pack == 0 {
-		return err
-	}
-	id := i.Pack
-	var data []byte
-	err = s.kv.View(func(t backend.Txn) error {
-		data, err = s.packedChunk(t, ino)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	i.Pack, i.PackOff = 0, 0
-	err = s.update(func(t backend.Txn) error {
+	var id uint64
+	err := s.kv.Update(func(t backend.Txn) error {
+		v, err := t.Get(backend.InodeKey(ino))
+		if err != nil {
+			return err
+		}
+		stored, err := decodeInode(v)
+		if err != nil || stored.Pack == 0 {
+			return err
+		}
+		id = stored.Pack
+		data, err := s.packedChunk(t, ino)
+		if err != nil {
+			return err
+		}
+		stored.Pack, stored.PackOff = 0, 0
 		if err := t.Set(backend.ChunkKey(ino, 0), data); err != nil {
 			return err
 		}
-		return t.Delete(backend.MemberKey(id, ino))
-	}, i)
-	if err != nil {
+		if err := t.Delete(backend.MemberKey(id, ino)); err != nil {
+			return err
+		}
+		return putInode(t, stored)
+	})
+	if err != nil || id == 0 {
 		return err
 	}
+	s.icMu.Lock() // in place, as sizes are: holders of the cached inode see it
+	if c := s.inodes[ino]; c != nil {
+		c.Pack, c.PackOff = 0, 0
+	}
+	s.icMu.Unlock()
 	s.tails.Forget(ino)
 	return s.dropPackIfEmpty(id)
 }

@@ -137,13 +137,11 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 			if i.Blob != 0 && s.blobs != nil {
 				s.blobs.retireAll(i.Ino)
 			}
-			if i.Pack != 0 {
-				if err := s.dropPackIfEmpty(i.Pack); err != nil {
-					return err
-				}
-			}
 			s.forget(i.Ino)
 			s.event(Removed, i.Ino)
+			if i.Pack != 0 {
+				return s.dropPackIfEmpty(i.Pack) // else fsck drops an empty pack
+			}
 			return nil
 		}
 	}
@@ -178,11 +176,6 @@ func (s *Store) purge(ino uint64) error {
 	if err := s.deleteKeys(keys); err != nil {
 		return err
 	}
-	if pack != 0 {
-		if err := s.dropPackIfEmpty(pack); err != nil {
-			return err
-		}
-	}
 	s.tails.Forget(ino)
 	s.recs.Forget(ino)
 	if s.blobs != nil {
@@ -190,11 +183,14 @@ func (s *Store) purge(ino uint64) error {
 	}
 	s.forget(ino)
 	s.event(Removed, ino)
+	if pack != 0 {
+		return s.dropPackIfEmpty(pack) // else fsck drops an empty pack
+	}
 	return nil
 }
 
-// inodeKeys lists every key of ino: chunks, xattrs, metadata, orphan mark
-// and the inode record.
+// inodeKeys lists every key of ino: chunks, xattrs, versions, metadata,
+// orphan mark, pack membership, embedding and the inode record.
 func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	var keys [][]byte
 	err := s.kv.View(func(t backend.Txn) error {
@@ -216,7 +212,7 @@ func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	if i, err := s.inode(ino); err == nil && i.Pack != 0 {
 		keys = append(keys, backend.MemberKey(i.Pack, ino))
 	}
-	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.InodeKey(ino)), nil
+	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.VectorKey(ino), backend.InodeKey(ino)), nil
 }
 
 // closedInodeKeys is inodeKeys for a closed file, without scanning when
@@ -237,7 +233,7 @@ func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
 			keys = append(keys, backend.ChunkKey(i.Ino, uint32(c)))
 		}
 	}
-	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.InodeKey(i.Ino)), nil
+	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.VectorKey(i.Ino), backend.InodeKey(i.Ino)), nil
 }
 
 // cleanOrphans frees inodes that were unlinked while open when the last

@@ -88,14 +88,33 @@ func (m *embedder) load(st *store.Store) error {
 		}
 		return kv.Update(func(t backend.Txn) error { return t.Set(backend.StoreKey("embed/model"), id) })
 	}
-	return kv.View(func(t backend.Txn) error {
+	var stale [][]byte
+	err = kv.View(func(t backend.Txn) error {
 		return t.Scan(backend.VectorPrefix(), nil, false, func(k, v []byte) bool {
+			ino := backend.KeyIno(k)
+			// Removed by an older version, whose purge left the vectors.
+			// (Existence, not visibility: another user's stay.)
+			if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
+				stale = append(stale, append([]byte(nil), k...))
+				return true
+			}
 			sha, vecs, err := decodeVectors(v, m.enc.Dim())
-			if err == nil && m.vec.Put(backend.KeyIno(k), vecs) == nil {
-				m.have[backend.KeyIno(k)] = sha
+			if err == nil && m.vec.Put(ino, vecs) == nil {
+				m.have[ino] = sha
 			}
 			return true
 		})
+	})
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	return kv.Update(func(t backend.Txn) error {
+		for _, k := range stale {
+			if err := t.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -213,11 +232,14 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 		}
 		buf := make([]byte, min(in.Size, embedReadMx))
 		n, err := e.st.ReadAt(ino, buf, 0)
-		if err != nil || isBinary(buf[:n]) {
-			continue
+		var cs []string
+		if err == nil && !isBinary(buf[:n]) {
+			cs = chunkText(indexText(in, string(buf[:n])))
 		}
-		cs := chunkText(indexText(in, string(buf[:n])))
 		if len(cs) == 0 {
+			// Nothing to embed now (emptied, binary, unreadable): the
+			// old vectors must not keep finding it by what it said.
+			m.remove(e.st, ino)
 			continue
 		}
 		jobs = append(jobs, embedJob{ino, in.SHA256, len(cs)})

@@ -236,6 +236,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	cfg.Views = eng
 	srv, err := fusefs.Mount(mnt, st, n, cfg)
 	if err != nil {
+		eng.Stop() // before the deferred enc.Close: its worker may be encoding
 		st.Close()
 		kv.Close()
 		return fail("cannot mount %s: %v", mnt, err)
