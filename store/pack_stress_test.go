@@ -108,7 +108,6 @@ func packStress(t *testing.T, o Options, rounds int) {
 	fsckClean(t, s)
 }
 
-
 // TestPackStressFixedClock: writers rewrite files at the same size under a
 // frozen clock while packTree runs and readers read: no committed write is
 // ever replaced by the older bytes a pack read (the check under the lock
