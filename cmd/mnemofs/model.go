@@ -121,18 +121,23 @@ func modelCmd() *cobra.Command {
 			zerolog.SetGlobalLevel(zerolog.WarnLevel) // cybertron logs every file at debug
 			dir := filepath.Join(md, filepath.FromSlash(name))
 			_, existed := os.Stat(dir)
-			if err := downloader.Download(md, name, false, os.Getenv("HF_TOKEN")); err != nil {
+			cleanup := func() {
 				if existed != nil { // nothing half-fetched left behind
 					os.RemoveAll(dir)
 					os.Remove(filepath.Dir(dir))
 				}
+			}
+			if err := downloader.Download(md, name, false, os.Getenv("HF_TOKEN")); err != nil {
+				cleanup()
 				return fail("model pull %s: downloading from huggingface.co failed (is the internet reachable?): %v", name, err)
 			}
 			if err := converter.Convert[float32](dir, false); err != nil {
+				cleanup()
 				return fail("model pull %s: converting: %v", name, err)
 			}
 			enc, err := embed.Load(dir)
 			if err != nil {
+				cleanup()
 				return fail("model pull %s: the converted model does not load: %v", name, err)
 			}
 			defer enc.Close()
