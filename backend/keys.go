@@ -34,6 +34,11 @@ import "encoding/binary"
 //	                            sha256 of the content it was made from,
 //	                            dim, count, then count×dim float32 (LE);
 //	                            "s" + "embed/model" names the model
+//	l<ino:8>                    live: ino's blob was written by the kernel
+//	                            (FUSE passthrough, store/passthrough.go)
+//	                            after its last commit, or its sha256 is
+//	                            still being computed; the store rehashes
+//	                            it when the session ends or at the next start
 //
 // Outside the KV, in the data directory: blobs/<ino%256 as 2 hex>/<ino>-<gen>,
 // the content of files larger than one chunk (store/blob.go; never for an
@@ -48,6 +53,7 @@ const (
 	PrefixXattr   = 'x'
 	PrefixMeta    = 'm'
 	PrefixOrphan  = 'o'
+	PrefixLive    = 'l'
 	PrefixVersion = 'v'
 	PrefixVBytes  = 'w'
 	PrefixPack    = 'p'
@@ -118,6 +124,12 @@ func OrphanKey(ino uint64) []byte { return withIno(PrefixOrphan, ino, 0) }
 
 // OrphanPrefix covers every orphan marker.
 func OrphanPrefix() []byte { return []byte{PrefixOrphan} }
+
+// LiveKey marks ino's content as possibly ahead of its record.
+func LiveKey(ino uint64) []byte { return withIno(PrefixLive, ino, 0) }
+
+// LivePrefix covers every live marker.
+func LivePrefix() []byte { return []byte{PrefixLive} }
 
 // KeyIno returns the inode number of any ino-keyed key.
 func KeyIno(key []byte) uint64 { return binary.BigEndian.Uint64(key[1:]) }

@@ -21,7 +21,7 @@ func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 		return nil, nil, 0, errno(err)
 	}
 	child := d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out)
-	fh, fl, e := child.Operations().(*fileNode).open(flags)
+	fh, fl, e := child.Operations().(*fileNode).open(flags, store.PTCreate)
 	if e != 0 {
 		return nil, nil, 0, e
 	}

@@ -17,6 +17,15 @@
 //	generated file (meta/*,        *genFile      0 / 0          FOPEN_DIRECT_IO,
 //	  .results, context/<q>)                                    snapshot at open
 //
+// FUSE passthrough: as root on Linux >= 6.9 (checked at mount by
+// registering a backing file; --no-passthrough turns it off), the open of a
+// file just created, or an O_APPEND open of a file whose content is a blob,
+// may hand the kernel the content file (store/passthrough.go): reads and
+// writes then never reach the daemon. go-fuse gives every later open of the
+// inode the same backing file, as the store shares the session. After such
+// a session a small file's content is put into the page cache (Prefill),
+// which the kernel's writes bypassed.
+//
 // Missing names are never cached (a view gains names without the kernel
 // creating them). Every change to a real node made through the kernel keeps
 // the kernel's caches right by itself; changes the store makes on its own

@@ -2,11 +2,14 @@ package fusefs
 
 import (
 	"context"
+	"os"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // fileNode is a real regular file (a memory).
@@ -17,6 +20,23 @@ type fileNode struct{ node }
 type fileHandle struct {
 	n      *fileNode
 	append bool // O_APPEND: every write goes to the current end
+	// pt is the content file the kernel may read and write itself (FUSE
+	// passthrough, store/passthrough.go), or nil; ptWriter: this handle
+	// may write anywhere in it.
+	pt       *os.File
+	ptWriter bool
+}
+
+var _ fs.FilePassthroughFder = (*fileHandle)(nil)
+
+// PassthroughFd hands the kernel the content file of a passthrough
+// session. go-fuse asks only when the inode has no backing file yet;
+// later opens share the one it has, as the store's session is shared.
+func (h *fileHandle) PassthroughFd() (int, bool) {
+	if h.pt == nil {
+		return 0, false
+	}
+	return int(h.pt.Fd()), true
 }
 
 func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
@@ -24,17 +44,26 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if f.fsys.readOnly && flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC) != 0 {
 		return nil, 0, syscall.EROFS
 	}
-	return f.open(flags)
+	kind := store.PTNone
+	if flags&syscall.O_APPEND != 0 {
+		kind = store.PTAppend
+	}
+	return f.open(flags, kind)
 }
 
-func (f *fileNode) open(flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	forRead := flags&syscall.O_ACCMODE != syscall.O_WRONLY
-	if err := f.fsys.st.Open(f.ino, forRead); err != nil {
+func (f *fileNode) open(flags uint32, kind store.PTKind) (fs.FileHandle, uint32, syscall.Errno) {
+	acc := flags & syscall.O_ACCMODE
+	if err := f.fsys.st.Open(f.ino, acc != syscall.O_WRONLY); err != nil {
 		return nil, 0, errno(err)
 	}
+	h := &fileHandle{n: f, append: flags&syscall.O_APPEND != 0}
+	writes := acc != syscall.O_RDONLY
+	h.pt = f.fsys.st.Passthrough(f.ino, kind, writes, h.append)
+	h.ptWriter = h.pt != nil && writes && !h.append
 	// Every change goes through this mount or is announced with
-	// NotifyContent, so the page cache stays valid across opens.
-	return &fileHandle{n: f, append: flags&syscall.O_APPEND != 0}, fuse.FOPEN_KEEP_CACHE, 0
+	// NotifyContent, so the page cache stays valid across opens. (go-fuse
+	// drops KEEP_CACHE when the kernel uses a backing file.)
+	return h, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
@@ -73,6 +102,9 @@ func (h *fileHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 
 func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
 	defer observe(latRelease, time.Now())
+	if h.ptWriter {
+		h.n.fsys.st.PassthroughClosed(h.n.ino)
+	}
 	return errno(h.n.fsys.st.Release(h.n.ino))
 }
 

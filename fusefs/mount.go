@@ -23,6 +23,9 @@ type Config struct {
 	AllowOther bool
 	Debug      bool
 	Logger     *log.Logger
+	// NoPassthrough keeps all file data going through the daemon even
+	// where the kernel could read and write content files itself.
+	NoPassthrough bool
 }
 
 // Server is a mounted filesystem.
@@ -85,5 +88,33 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 		return nil, err
 	}
 	n.start(f)
+	if !cfg.NoPassthrough && !cfg.ReadOnly && canPassthrough(srv, cfg.DataDir) {
+		st.EnablePassthrough()
+	}
 	return &Server{Server: srv, notify: n}, nil
+}
+
+// canPassthrough reports whether the kernel takes backing files from this
+// mount (FUSE passthrough: Linux >= 6.9, CAP_SYS_ADMIN, and a data
+// directory not itself on a stacked filesystem too deep), by registering
+// one.
+func canPassthrough(srv *fuse.Server, dir string) bool {
+	if srv.KernelSettings().Flags64()&fuse.CAP_PASSTHROUGH == 0 {
+		return false
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, ".passthrough-probe-*")
+	if err != nil {
+		return false
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	id, errno := srv.RegisterBackingFd(&fuse.BackingMap{Fd: int32(f.Fd())})
+	if errno != 0 {
+		return false
+	}
+	srv.UnregisterBackingFd(id)
+	return true
 }

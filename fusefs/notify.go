@@ -25,6 +25,21 @@ type event struct {
 	content bool
 }
 
+// Prefill puts data, the whole content of ino, into the kernel's page
+// cache at once (the store calls it with no handle of ino open).
+func (n *Notifier) Prefill(ino uint64, data []byte) {
+	n.mu.Lock()
+	f := n.fsys
+	closed := n.closed
+	n.mu.Unlock()
+	if f == nil || closed {
+		return
+	}
+	if v, ok := f.live.Load(ino); ok {
+		v.(*fs.Inode).WriteCache(0, data)
+	}
+}
+
 // NewNotifier returns a notifier; it sends nothing until Mount attaches it.
 func NewNotifier() *Notifier {
 	n := &Notifier{done: make(chan struct{})}

@@ -39,6 +39,50 @@ type blobDir struct {
 	// fresh are inodes with a blob created since their last fsync: its
 	// name is not durable until the shard directory is synced.
 	fresh map[uint64]bool
+	// temps are empty unnamed files for passthrough sessions: making one
+	// costs ext4 ~0.2 ms of CPU, so a session that ends without naming
+	// its file gives it back (tempsMax at most).
+	temps []*os.File
+}
+
+const tempsMax = 1024
+
+// takeTemp returns an empty unnamed file.
+func (b *blobDir) takeTemp() (*os.File, error) {
+	b.mu.Lock()
+	if n := len(b.temps); n > 0 {
+		f := b.temps[n-1]
+		b.temps = b.temps[:n-1]
+		b.mu.Unlock()
+		return f, nil
+	}
+	b.mu.Unlock()
+	return b.createTemp()
+}
+
+// giveTemp takes back an unnamed file no one uses any more.
+func (b *blobDir) giveTemp(f *os.File) {
+	if f.Truncate(0) == nil {
+		b.mu.Lock()
+		if len(b.temps) < tempsMax {
+			b.temps = append(b.temps, f)
+			f = nil
+		}
+		b.mu.Unlock()
+	}
+	if f != nil {
+		f.Close()
+	}
+}
+
+// closeTemps closes the spare unnamed files.
+func (b *blobDir) closeTemps() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range b.temps {
+		f.Close()
+	}
+	b.temps = nil
 }
 
 type blobID struct{ ino, gen uint64 }
@@ -57,6 +101,36 @@ func (b *blobDir) create(ino, gen uint64) (*os.File, error) {
 		}
 	}
 	return f, err
+}
+
+// createTemp makes an unnamed content file (O_TMPFILE) for a passthrough
+// session: it vanishes when closed unless link names it first.
+func (b *blobDir) createTemp() (*os.File, error) {
+	fd, err := unix.Open(b.dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if errors.Is(err, unix.ENOENT) {
+		if err = os.MkdirAll(b.dir, 0o700); err == nil {
+			fd, err = unix.Open(b.dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+		}
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open O_TMPFILE", Path: b.dir, Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(b.dir, "(unnamed)")), nil
+}
+
+// link names an unnamed content file as generation gen of ino.
+func (b *blobDir) link(f *os.File, ino, gen uint64) error {
+	p := b.path(ino, gen)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	os.Remove(p) // a leftover of a crash
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), unix.AT_FDCWD, p, unix.AT_SYMLINK_FOLLOW)
+	if err != nil {
+		return &os.LinkError{Op: "link", Old: f.Name(), New: p, Err: err}
+	}
+	b.created(ino)
+	return nil
 }
 
 func (b *blobDir) open(ino, gen uint64) (*os.File, error) {

@@ -32,6 +32,12 @@ func (s *Store) Fsync(ino uint64) error {
 		if err := s.commit(f); err != nil {
 			return err
 		}
+		if s.blobs != nil {
+			// The commit may have named a passthrough session's file.
+			if err := s.blobs.syncNew(ino); err != nil {
+				return err
+			}
+		}
 	}
 	return s.Sync()
 }
@@ -127,6 +133,7 @@ func (s *Store) commit(f *openFile) error {
 
 // commitLocked is commit with f.mu held; it returns the events to deliver.
 func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
+	s.ptSync(f)
 	if !f.modified {
 		return nil, nil
 	}
@@ -146,10 +153,21 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	// An append after closed front matter cannot change the metadata:
 	// keep it, and do not read the file back to parse it.
 	keepMeta := f.appendOnly && f.committedSize > 0 && (f.settled || !memory.HasMetadata(name))
-	sum, state, head, err := s.digest(f, size, name, keepMeta)
+	var sum string
+	var state, head []byte
+	if !f.pt.Load() || size <= ptHashInline || f.appendOnly {
+		sum, state, head, err = s.digest(f, size, name, keepMeta)
+		if err != nil {
+			return nil, err
+		}
+	} // else hashed when the passthrough session is settled
+	toKV, err := s.ptCommitTemp(f, i, size)
 	if err != nil {
 		return nil, err
 	}
+	// The kernel may change the committed blob after this commit, or its
+	// hash is left for later: the live mark says so (passthrough.go).
+	mark := f.pt.Load() && !f.ptMarked && !toKV && (sum == "" || !f.ptAppend)
 	from := uint64(0)
 	if f.appendOnly {
 		from = f.committedSize
@@ -210,12 +228,20 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 			}
 		}
 		for _, k := range drop {
+			if _, ok := f.dirty[backend.ChunkIndex(k)]; ok {
+				continue // just written
+			}
 			if err := t.Delete(k); err != nil {
 				return err
 			}
 		}
 		if keep {
 			if err := putVersion(t, ino, &prevRec, oldBytes, s.now().UnixNano()); err != nil {
+				return err
+			}
+		}
+		if mark {
+			if err := t.Set(backend.LiveKey(ino), nil); err != nil {
 				return err
 			}
 		}
@@ -245,6 +271,11 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 			}
 		}
 		err = s.kv.Update(func(t backend.Txn) error {
+			if mark {
+				if err := t.Set(backend.LiveKey(ino), nil); err != nil {
+					return err
+				}
+			}
 			if err := putInode(t, snapshot); err != nil {
 				return err
 			}
@@ -260,6 +291,8 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	s.recs.Set(ino, *rec)
+	f.ptMarked = f.ptMarked || mark
+	f.ptAppend = f.ptWriters == 0
 	s.blobCommitted(f)
 	s.keepTail(f, size, rec, state)
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly, f.spilled = nil, 0, false, true, false

@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
@@ -64,6 +66,19 @@ type openFile struct {
 	// spilled: dirty chunks were written ahead of the commit, so the KV
 	// no longer holds all of the committed content (no version is kept).
 	spilled bool
+
+	// pt: a passthrough session runs on blob (passthrough.go); ptSeen is
+	// what fstat said of the blob when last looked at; ptAppend: every
+	// handle of the session appends (the committed bytes stay as they
+	// are); ptMarked: the live mark is set; lingerAt: when the last
+	// handle went.
+	pt        atomic.Bool
+	ptSeen    ptStamp
+	ptAppend  bool
+	ptMarked  bool
+	ptTemp    bool // blob is an unnamed file (O_TMPFILE) not yet linked
+	ptWriters int  // open handles that may write below the end
+	lingerAt  time.Time
 }
 
 // Open registers an open handle of ino and returns nothing but an error; the
@@ -88,6 +103,13 @@ func (s *Store) Open(ino uint64, forRead bool) error {
 	s.icMu.RUnlock()
 	s.filesMu.Lock()
 	f := s.files[ino]
+	if f == nil {
+		if f = s.lingering[ino]; f != nil {
+			// The session of a moment ago (passthrough.go).
+			delete(s.lingering, ino)
+			s.files[ino] = f
+		}
+	}
 	if f == nil {
 		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, appendOnly: true}
 		s.files[ino] = f
@@ -116,11 +138,19 @@ func (s *Store) Release(ino uint64) error {
 	// its uncommitted state) rather than starting a second open state
 	// from the committed inode, and then keeps it.
 	err := s.commit(f)
+	linked := false
+	if i, ierr := s.inode(ino); ierr == nil {
+		s.icMu.RLock()
+		linked = len(i.Links) > 0
+		s.icMu.RUnlock()
+	}
 	f.mu.Lock()
 	s.filesMu.Lock()
 	if f.refs == 0 && s.files[ino] == f {
 		delete(s.files, ino)
-		if f.blob != nil {
+		if f.pt.Load() && linked && err == nil {
+			s.linger(f)
+		} else if f.blob != nil {
 			f.blob.Close()
 			f.blob = nil
 		}
@@ -153,6 +183,7 @@ func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
 	if f != nil {
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		s.ptSync(f)
 	}
 	if n, ok, err := s.readHot(ino, f, dest, uint64(off)); ok {
 		return n, err

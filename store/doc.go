@@ -31,6 +31,11 @@
 //     move whole by faded importance (sessions.go), and what a pass
 //     archives is packed: small files zstd-compressed together into one
 //     value (pack.go), read through chunk 0 and unpacked on first write.
+//   - FUSE passthrough (passthrough.go): a file just created, or a blob
+//     opened to append, may be written by the kernel itself; the store
+//     learns size and times from the content file and hashes at commit
+//     (or, for a large file, once the session is over, with a live mark
+//     that a crash leaves for the next start to settle).
 //   - Removing a memory moves it to archive/trash/; scratch files (editor
 //     swap and backup files, *.tmp, files that lived only seconds) are
 //     really deleted. Files unlinked while open are orphans until the last

@@ -27,6 +27,11 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	if err := s.flushAccess(); err != nil {
 		return nil, err
 	}
+	// Passthrough sessions that ended settle first (passthrough.go).
+	s.endSessions(0)
+	if err := s.settleMarked(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.unlock()
 	r := &FsckReport{Problems: []string{}}

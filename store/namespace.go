@@ -124,12 +124,14 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
 	defer s.unlock()
+	rec := Record{SHA256: EmptySHA256, Owner: s.opts.User}
 	i, err := s.newNode(dir, name, syscall.S_IFREG|perm&0o7777, own, "", func(t backend.Txn, i *Inode) error {
-		return putRecord(t, i.Ino, &Record{SHA256: EmptySHA256, Owner: s.opts.User})
+		return putRecord(t, i.Ino, &rec)
 	})
 	if err != nil {
 		return Inode{}, err
 	}
+	s.recs.Set(i.Ino, rec)  // the commit and the unlink that often follow read it
 	s.event(Changed, i.Ino) // a new memory, even if nothing is ever written
 	return *i, nil
 }

@@ -212,7 +212,7 @@ func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	if i, err := s.inode(ino); err == nil && i.Pack != 0 {
 		keys = append(keys, backend.MemberKey(i.Pack, ino))
 	}
-	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.VectorKey(ino), backend.InodeKey(ino)), nil
+	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.VectorKey(ino), backend.LiveKey(ino), backend.InodeKey(ino)), nil
 }
 
 // closedInodeKeys is inodeKeys for a closed file, without scanning when
@@ -233,7 +233,7 @@ func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
 			keys = append(keys, backend.ChunkKey(i.Ino, uint32(c)))
 		}
 	}
-	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.VectorKey(i.Ino), backend.InodeKey(i.Ino)), nil
+	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.VectorKey(i.Ino), backend.LiveKey(i.Ino), backend.InodeKey(i.Ino)), nil
 }
 
 // cleanOrphans frees inodes that were unlinked while open when the last

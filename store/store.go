@@ -120,6 +120,10 @@ type Store struct {
 
 	// blobs holds large files' content; nil when Options.BlobDir is empty.
 	blobs *blobDir
+	// ptOn: passthrough sessions may start (passthrough.go); lingering
+	// holds the sessions whose last handle went (guarded by filesMu).
+	ptOn      atomic.Bool
+	lingering map[uint64]*openFile
 
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
@@ -133,7 +137,7 @@ const idLease = 4096
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
-		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, dc: map[uint64]*listing{},
+		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, dc: map[uint64]*listing{},
 		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
 		recs: cache.NewFill[uint64, Record](4096)}
 	if s.now == nil {
@@ -161,6 +165,9 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if err := s.cleanBlobs(); err != nil {
 		return nil, err
 	}
+	if err := s.settleMarked(); err != nil {
+		return nil, err
+	}
 	s.done.Add(1)
 	go s.flusher()
 	return s, nil
@@ -170,6 +177,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 func (s *Store) Close() error {
 	close(s.stop)
 	s.done.Wait()
+	s.endSessions(0)
 	s.filesMu.Lock()
 	var open []*openFile
 	for _, f := range s.files {
@@ -184,6 +192,9 @@ func (s *Store) Close() error {
 	err := s.flushAccess()
 	if serr := s.Sync(); err == nil {
 		err = serr
+	}
+	if s.blobs != nil {
+		s.blobs.closeTemps()
 	}
 	return err
 }
@@ -303,6 +314,7 @@ func (s *Store) inode(ino uint64) (*Inode, error) {
 
 // Attr returns a copy of the inode's attributes.
 func (s *Store) Attr(ino uint64) (Inode, error) {
+	s.syncPT(ino)
 	i, err := s.inode(ino)
 	if err != nil {
 		return Inode{}, err
@@ -365,10 +377,14 @@ func (s *Store) flusher() {
 	defer s.done.Done()
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()
+	pt := time.NewTicker(ptLinger / 2)
+	defer pt.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
+		case <-pt.C:
+			s.endSessions(ptLinger)
 		case <-t.C:
 			if err := s.flushAccess(); err != nil {
 				s.log.Printf("mnemofs: saving access times: %v", err)

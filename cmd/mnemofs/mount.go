@@ -52,6 +52,7 @@ func mountCmd() *cobra.Command {
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
+	c.Flags().BoolVar(&cfg.NoPassthrough, "no-passthrough", false, "never let the kernel read and write content files itself (FUSE passthrough, used when root on Linux >= 6.9): all data goes through mnemofs")
 	return c
 }
 

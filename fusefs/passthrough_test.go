@@ -1,0 +1,179 @@
+package fusefs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// kernelPassthrough reports whether this machine gives FUSE daemons
+// passthrough (root on Linux >= 6.9), where the mount must use it.
+func kernelPassthrough() bool {
+	var u unix.Utsname
+	if os.Geteuid() != 0 || unix.Uname(&u) != nil {
+		return false
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 6 || (major == 6 && minor >= 9)
+}
+
+func shaHex(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+func waitXattr(t *testing.T, p, name, want string) {
+	t.Helper()
+	var got string
+	for range 100 {
+		buf := make([]byte, 256)
+		n, err := unix.Getxattr(p, name, buf)
+		if err == nil {
+			got = string(buf[:n])
+			if got == want {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s of %s = %q, want %q", name, p, got, want)
+}
+
+// TestPassthrough: files written through FUSE passthrough (the kernel
+// writes the content file, the daemon never sees the data) read back,
+// stat, hash, survive a remount and leave fsck consistent, for every way
+// a session starts and is shared.
+func TestPassthrough(t *testing.T) {
+	data := t.TempDir()
+	tf := mountAt(t, data, store.Options{ScratchAge: -1})
+	if kernelPassthrough() != tf.st.PassthroughOn() {
+		t.Fatalf("passthrough on: %v, want %v (root on Linux >= 6.9)", tf.st.PassthroughOn(), kernelPassthrough())
+	}
+	dir := tf.path("working/pt")
+	must(t, os.MkdirAll(dir, 0o755))
+	writes0 := latWrite.Summary().Count
+
+	// A small file: created, written, read back while open and after.
+	small := filepath.Join(dir, "small.md")
+	f, err := os.Create(small)
+	must(t, err)
+	body := []byte("---\ntags: [pt]\n---\nwritten by the kernel\n")
+	_, err = f.Write(body)
+	must(t, err)
+	if got, err := os.ReadFile(small); err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("read while open: %q, %v", got, err)
+	}
+	if st, err := f.Stat(); err != nil || st.Size() != int64(len(body)) {
+		t.Fatalf("fstat while open: %v, %v", st, err)
+	}
+	must(t, f.Close())
+	waitXattr(t, small, "user.mnemofs.sha256", shaHex(body))
+	waitXattr(t, small, "user.mnemofs.tags", "pt")
+
+	// A large file written sequentially with fsync, then more writes
+	// after the fsync (the kernel writes the committed blob in place).
+	big := filepath.Join(dir, "big.bin")
+	content := make([]byte, 9<<20+123)
+	for i := range content {
+		content[i] = byte(i*31 + i>>12)
+	}
+	f, err = os.OpenFile(big, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	must(t, err)
+	for off := 0; off < len(content); off += 1 << 20 {
+		_, err := f.Write(content[off:min(off+1<<20, len(content))])
+		must(t, err)
+	}
+	must(t, f.Sync())
+	copy(content[100:], "overwritten after the fsync")
+	_, err = f.WriteAt(content[100:127], 100)
+	must(t, err)
+	must(t, f.Close())
+	if got, err := os.ReadFile(big); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("big file read back: %d bytes, %v", len(got), err)
+	}
+	waitXattr(t, big, "user.mnemofs.sha256", shaHex(content))
+
+	// Appends to a file whose content is a blob, by a session that a
+	// reader and an in-place writer join.
+	logp := filepath.Join(dir, "log.jsonl")
+	var want []byte
+	for i := range 3000 {
+		line := []byte(`{"n":` + string(rune('0'+i%10)) + `,"msg":"an event worth keeping"}` + "\n")
+		want = append(want, line...)
+		af, err := os.OpenFile(logp, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		must(t, err)
+		_, err = af.Write(line)
+		must(t, err)
+		must(t, af.Close())
+	}
+	af, err := os.OpenFile(logp, os.O_APPEND|os.O_WRONLY, 0o644)
+	must(t, err)
+	rw, err := os.OpenFile(logp, os.O_RDWR, 0)
+	must(t, err)
+	_, err = af.Write([]byte("tail\n"))
+	must(t, err)
+	want = append(want, "tail\n"...)
+	_, err = rw.WriteAt([]byte("XX"), 3)
+	must(t, err)
+	copy(want[3:], "XX")
+	must(t, rw.Truncate(int64(len(want)-1)))
+	want = want[:len(want)-1]
+	if st, err := os.Stat(logp); err != nil || st.Size() != int64(len(want)) {
+		t.Fatalf("stat of the log: %v, %v, want size %d", st, err, len(want))
+	}
+	must(t, rw.Close())
+	must(t, af.Close())
+	if got, err := os.ReadFile(logp); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("log read back: %d bytes (want %d), %v", len(got), len(want), err)
+	}
+	waitXattr(t, logp, "user.mnemofs.sha256", shaHex(want))
+
+	if kernelPassthrough() && latWrite.Summary().Count != writes0 {
+		t.Errorf("%d writes reached the daemon; with passthrough the kernel writes the files", latWrite.Summary().Count-writes0)
+	}
+
+	// mtime follows the kernel's writes; a time set after them stays.
+	before, err := os.Stat(small)
+	must(t, err)
+	time.Sleep(20 * time.Millisecond)
+	f, err = os.OpenFile(small, os.O_WRONLY|os.O_TRUNC, 0) // no session: through the daemon
+	must(t, err)
+	_, err = f.Write([]byte("v2\n"))
+	must(t, err)
+	st, err := f.Stat()
+	must(t, err)
+	if !st.ModTime().After(before.ModTime()) || st.Size() != 3 {
+		t.Errorf("after a rewrite: mtime %v (before %v), size %d", st.ModTime(), before.ModTime(), st.Size())
+	}
+	set := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	must(t, os.Chtimes(small, set, set))
+	must(t, f.Close())
+	if st, err := os.Stat(small); err != nil || !st.ModTime().Equal(set) {
+		t.Errorf("mtime after utimes and close: %v, %v; want %v", st.ModTime(), err, set)
+	}
+
+	// All of it durable and consistent after a remount.
+	tf.unmount()
+	tf = mountAt(t, data, store.Options{ScratchAge: -1})
+	for p, w := range map[string][]byte{small: []byte("v2\n"), big: content, logp: want} {
+		rel, _ := filepath.Rel(filepath.Dir(filepath.Dir(dir)), p)
+		got, err := os.ReadFile(tf.path(rel))
+		if err != nil || !bytes.Equal(got, w) {
+			t.Errorf("%s after a remount: %d bytes, %v; want %d", rel, len(got), err, len(w))
+		}
+	}
+	r, err := tf.st.Fsck(false)
+	must(t, err)
+	if len(r.Problems) > 0 {
+		t.Errorf("fsck: %v", r.Problems)
+	}
+}
