@@ -68,9 +68,16 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 			// the store go through this one mount, so kernel-local
 			// locks are exact.
 			EnableLocks: false,
-			AllowOther:  cfg.AllowOther,
-			Debug:       cfg.Debug,
-			Logger:      cfg.Logger,
+			// The page cache is kept right explicitly: every change
+			// through the kernel updates it, the store announces its
+			// own (notify.go), and a passthrough session ends with a
+			// prefill or an invalidation. Without this, the first
+			// stat after a passthrough write (new mtime) would drop the
+			// prefilled pages.
+			ExplicitDataCacheControl: true,
+			AllowOther:               cfg.AllowOther,
+			Debug:                    cfg.Debug,
+			Logger:                   cfg.Logger,
 		},
 		Logger: cfg.Logger,
 		// The root keeps the store's inode number, as every other node.

@@ -141,6 +141,25 @@ func TestPassthrough(t *testing.T) {
 		t.Errorf("%d writes reached the daemon; with passthrough the kernel writes the files", latWrite.Summary().Count-writes0)
 	}
 
+	// Pages cached by a read outside any session, then an append in a
+	// session: once it is over, a read through the page cache sees it.
+	cached := filepath.Join(dir, "cached.txt")
+	old := bytes.Repeat([]byte("page cache "), 4000) // 44 KB: a blob
+	must(t, os.WriteFile(cached, old, 0o644))
+	time.Sleep(300 * time.Millisecond) // the session ends
+	if got, err := os.ReadFile(cached); err != nil || !bytes.Equal(got, old) {
+		t.Fatalf("first read: %d bytes, %v", len(got), err)
+	}
+	af, err = os.OpenFile(cached, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = af.Write([]byte("appended"))
+	must(t, err)
+	must(t, af.Close())
+	time.Sleep(300 * time.Millisecond)
+	if got, err := os.ReadFile(cached); err != nil || !bytes.Equal(got, append(old, "appended"...)) {
+		t.Errorf("read after the append session: %d bytes (want %d), tail %q, %v", len(got), len(old)+8, got[max(0, len(got)-12):], err)
+	}
+
 	// mtime follows the kernel's writes; a time set after them stays.
 	before, err := os.Stat(small)
 	must(t, err)

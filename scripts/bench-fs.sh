@@ -9,7 +9,11 @@
 #   loopback-nopt  the same loopback with passthrough refused (fsbench
 #                  loopback -no-passthrough): every read/write is a round
 #                  trip, as in mnemofs
-#   mnemofs        a fresh store mounted with mnemofs mount
+#   mnemofs        a fresh store mounted with mnemofs mount (FUSE
+#                  passthrough for files just created and blob appends,
+#                  when root on Linux >= 6.9)
+#   mnemofs-nopt   the same with --no-passthrough: all data through the
+#                  daemon
 #
 # It builds the binaries, makes a scratch area on disk (not tmpfs), mounts
 # the FUSE targets, and runs fsbench ROUNDS times against each target in
@@ -44,19 +48,19 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 
 SCRATCH=$(mktemp -d "$SCRATCH_PARENT/mnemofs-bench.XXXXXX")
 BIN=$SCRATCH/bin
-LO_PID= NP_PID= MN_PID=
+LO_PID= NP_PID= MN_PID= MP_PID=
 
 unmount_all() {
-	for p in $MN_PID $LO_PID $NP_PID; do
+	for p in $MN_PID $MP_PID $LO_PID $NP_PID; do
 		kill -0 "$p" 2>/dev/null || continue
 		kill -TERM "$p" 2>/dev/null || true
 		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	done
-	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt"; do
+	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt" "$SCRATCH/mp-mnt"; do
 		unmount_if_mounted "$m"
 	done
-	for p in $MN_PID $LO_PID $NP_PID; do kill -KILL "$p" 2>/dev/null || true; done
-	MN_PID= LO_PID= NP_PID=
+	for p in $MN_PID $MP_PID $LO_PID $NP_PID; do kill -KILL "$p" 2>/dev/null || true; done
+	MN_PID= MP_PID= LO_PID= NP_PID=
 }
 
 cleanup() {
@@ -77,7 +81,7 @@ fstype=$(df -T "$SCRATCH" | awk 'NR==2 {print $2}')
 [ "$fstype" = tmpfs ] && echo "bench-fs: warning: $SCRATCH is on tmpfs, not a disk; set SCRATCH_PARENT" >&2
 
 echo "bench-fs: building into $BIN" >&2
-mkdir -p "$BIN" "$SCRATCH/native" "$SCRATCH/lo-orig" "$SCRATCH/lo-mnt" "$SCRATCH/np-orig" "$SCRATCH/np-mnt" "$SCRATCH/mn-data" "$SCRATCH/mn-mnt"
+mkdir -p "$BIN" "$SCRATCH/native" "$SCRATCH/lo-orig" "$SCRATCH/lo-mnt" "$SCRATCH/np-orig" "$SCRATCH/np-mnt" "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" "$SCRATCH/mp-data" "$SCRATCH/mp-mnt"
 go build -o "$BIN/mnemofs" ./cmd/mnemofs
 go build -o "$BIN/loopback" github.com/hanwen/go-fuse/v2/example/loopback
 go build -o "$BIN/fsbench" ./scripts/fsbench
@@ -104,10 +108,13 @@ wait_for "$SCRATCH/loopback-nopt.log" "Mounted!" "$NP_PID"
 "$BIN/mnemofs" mount --data "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" >"$SCRATCH/mnemofs.log" 2>&1 &
 MN_PID=$!
 wait_for "$SCRATCH/mnemofs.log" "^mnemofs: mounted" "$MN_PID"
+"$BIN/mnemofs" mount --no-passthrough --data "$SCRATCH/mp-data" "$SCRATCH/mp-mnt" >"$SCRATCH/mnemofs-nopt.log" 2>&1 &
+MP_PID=$!
+wait_for "$SCRATCH/mnemofs-nopt.log" "^mnemofs: mounted" "$MP_PID"
 
-declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [loopback-nopt]="$SCRATCH/np-mnt" [mnemofs]="$SCRATCH/mn-mnt")
-declare -A PIDS=([native]=0 [loopback]="$LO_PID" [loopback-nopt]="$NP_PID" [mnemofs]="$MN_PID")
-ORDER=(native loopback loopback-nopt mnemofs)
+declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [loopback-nopt]="$SCRATCH/np-mnt" [mnemofs]="$SCRATCH/mn-mnt" [mnemofs-nopt]="$SCRATCH/mp-mnt")
+declare -A PIDS=([native]=0 [loopback]="$LO_PID" [loopback-nopt]="$NP_PID" [mnemofs]="$MN_PID" [mnemofs-nopt]="$MP_PID")
+ORDER=(native loopback loopback-nopt mnemofs mnemofs-nopt)
 stamp=$(date +%Y%m%d-%H%M%S)
 RES=$OUT/fs-$stamp
 mkdir -p "$RES"
