@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -54,6 +55,21 @@ func mountCmd() *cobra.Command {
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
 	c.Flags().BoolVar(&cfg.NoPassthrough, "no-passthrough", false, "never let the kernel read and write content files itself (FUSE passthrough, used when root on Linux >= 6.9): all data goes through mnemofs")
 	return c
+}
+
+// leaveACPU runs the mount on one CPU less than the machine has, unless
+// GOMAXPROCS says otherwise. A FUSE request is a chain of goroutine
+// handoffs (go-fuse's reader, the handler, Badger's writer); with a spare P
+// each handoff wakes another thread, which spins on the CPU the calling
+// process needs. On 2 CPUs this halves the median unlink (BENCHMARKS.md),
+// at some cost to tail latency while a maintenance pass runs.
+func leaveACPU() {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return
+	}
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		runtime.GOMAXPROCS(n - 1)
+	}
 }
 
 // startMaintenance runs a lifecycle pass every maintenance.interval of the
@@ -180,6 +196,7 @@ func checkFuse() error {
 }
 
 func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, model string) error {
+	leaveACPU()
 	mnt, err := filepath.Abs(mountpoint)
 	if err != nil {
 		return err
