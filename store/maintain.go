@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -146,6 +147,9 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 	}
 	done := r.Actions[:0]
 	for _, a := range r.Actions {
+		// Let waiting requests run between actions: the mount may have a
+		// single scheduler thread (cmd/mnemofs leaveACPU).
+		runtime.Gosched()
 		var err error
 		if a.Kind == "summary" {
 			err = s.summarize(a.Path, sessions[a.Path], pol.Consolidation)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"syscall"
 
@@ -145,6 +146,7 @@ func (s *Store) packTree(ino uint64) error {
 		return err
 	}
 	for len(cands) > 0 {
+		runtime.Gosched() // as between actions (maintain.go)
 		var err error
 		if cands, err = s.packSome(cands); err != nil {
 			return err

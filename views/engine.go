@@ -2,6 +2,7 @@ package views
 
 import (
 	"log"
+	"runtime"
 	"sync"
 	"time"
 
@@ -208,6 +209,9 @@ func (e *Engine) run() {
 		}
 		for _, c := range merge(batch) {
 			e.apply(c)
+			// A mount may have a single scheduler thread (cmd/mnemofs
+			// leaveACPU): let waiting requests in between changes.
+			runtime.Gosched()
 		}
 		e.progress(uint64(len(batch)))
 	}
