@@ -6,15 +6,20 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/memory"
 )
 
-// Flush commits the pending changes of ino (close).
+// Flush commits the pending changes of ino (close), unless a passthrough
+// session defers it (passthrough.go).
 func (s *Store) Flush(ino uint64) error {
 	if f := s.openState(ino); f != nil {
+		if s.deferFlush(f) {
+			return nil
+		}
 		return s.commit(f)
 	}
 	return nil
@@ -167,7 +172,8 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	}
 	// The kernel may change the committed blob after this commit, or its
 	// hash is left for later: the live mark says so (passthrough.go).
-	mark := f.pt.Load() && !f.ptMarked && !toKV && (sum == "" || !f.ptAppend)
+	// (Appends in place are marked too: a close may defer its commit.)
+	mark := f.pt.Load() && !f.ptMarked && !toKV
 	from := uint64(0)
 	if f.appendOnly {
 		from = f.committedSize
@@ -293,6 +299,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	s.recs.Set(ino, *rec)
 	f.ptMarked = f.ptMarked || mark
 	f.ptAppend = f.ptWriters == 0
+	f.lastCommit, f.deferred = time.Now(), false
 	s.blobCommitted(f)
 	s.keepTail(f, size, rec, state)
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly, f.spilled = nil, 0, false, true, false

@@ -79,6 +79,10 @@ type openFile struct {
 	ptTemp    bool // blob is an unnamed file (O_TMPFILE) not yet linked
 	ptWriters int  // open handles that may write below the end
 	lingerAt  time.Time
+	// lastCommit: when f was last committed; deferred: a close did not
+	// commit (an append soon after the last commit, passthrough.go).
+	lastCommit time.Time
+	deferred   bool
 }
 
 // Open registers an open handle of ino and returns nothing but an error; the
@@ -137,7 +141,10 @@ func (s *Store) Release(ino uint64) error {
 	// Commit with f still registered: an Open meanwhile shares f (and
 	// its uncommitted state) rather than starting a second open state
 	// from the committed inode, and then keeps it.
-	err := s.commit(f)
+	var err error
+	if !s.deferFlush(f) { // else the session, lingering, commits soon
+		err = s.commit(f)
+	}
 	linked := false
 	if i, ierr := s.inode(ino); ierr == nil {
 		s.icMu.RLock()

@@ -208,6 +208,59 @@ func (s *Store) ptCommitTemp(f *openFile, i *Inode, size uint64) (bool, error) {
 	return false, nil
 }
 
+// ptDefer: in a session of appends whose blob carries the live mark, a
+// close within ptDefer of the last commit does not commit; the next close
+// after it, the end of the session, an fsync, a read of the xattrs or the
+// store's ticker (commitDeferred) does. The bytes are in the content file
+// at once (every reader sees them); after a crash, the start adopts what
+// the kernel appended past the committed size of a marked blob (settle).
+const ptDefer = 20 * time.Millisecond
+
+// deferFlush reports whether the close of a handle of f may leave its
+// commit for later.
+func (s *Store) deferFlush(f *openFile) bool {
+	if !f.pt.Load() {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.ptAppend || !f.ptMarked || time.Since(f.lastCommit) >= ptDefer {
+		return false
+	}
+	s.ptSync(f)
+	if !f.modified {
+		return true
+	}
+	if !f.appendOnly {
+		return false
+	}
+	f.deferred = true
+	return true
+}
+
+// commitDeferred commits the open files whose close left the commit for
+// later, when it is older than age (or ino's alone, when ino is not 0).
+func (s *Store) commitDeferred(ino uint64, age time.Duration) {
+	var due []*openFile
+	s.filesMu.Lock()
+	for i, f := range s.files {
+		if (ino == 0 || i == ino) && f.pt.Load() {
+			due = append(due, f)
+		}
+	}
+	s.filesMu.Unlock()
+	for _, f := range due {
+		f.mu.Lock()
+		do := f.deferred && time.Since(f.lastCommit) >= age
+		f.mu.Unlock()
+		if do {
+			if err := s.commit(f); err != nil {
+				s.log.Printf("mnemofs: commit of inode %d: %v", f.ino, err)
+			}
+		}
+	}
+}
+
 // ptSync brings the inode of a session up to what the kernel wrote into
 // its blob. Caller holds f.mu.
 func (s *Store) ptSync(f *openFile) {

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"math"
+	"os"
 	"syscall"
 	"time"
 
@@ -173,9 +174,16 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 		return err
 	}
 	rec, err := s.storedRecord(ino)
-	s.icMu.RLock()
+	s.icMu.Lock()
+	if recheck && i.Blob != 0 && s.blobs != nil {
+		// What the kernel appended after the last commit (a deferred
+		// flush, passthrough.go) was acknowledged to its writer: keep it.
+		if fi, serr := os.Stat(s.blobs.path(ino, i.Blob)); serr == nil && uint64(fi.Size()) > i.Size {
+			i.Size = uint64(fi.Size())
+		}
+	}
 	size := i.Size
-	s.icMu.RUnlock()
+	s.icMu.Unlock()
 	s.unlock()
 	if err != nil {
 		return err

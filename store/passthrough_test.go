@@ -123,3 +123,55 @@ func TestPassthroughCrashRecovery(t *testing.T) {
 		t.Errorf("fsck: %v", r.Problems)
 	}
 }
+
+// TestDeferredAppendAdopted: a close soon after a commit leaves its commit
+// for later; if the process dies first, the next start keeps what the
+// kernel appended.
+func TestDeferredAppendAdopted(t *testing.T) {
+	dir := t.TempDir()
+	s, kv := openPT(t, dir)
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	i, err := s.Create(w.Ino, "events.log", 0o644, Owner{})
+	must(t, err)
+	must(t, s.Open(i.Ino, false))
+	bf := s.Passthrough(i.Ino, PTCreate, true, false)
+	if bf == nil {
+		t.Fatal("no session")
+	}
+	data := bytes.Repeat([]byte("event\n"), 7000) // 42 KB: a blob
+	_, err = bf.WriteAt(data, 0)
+	must(t, err)
+	s.PassthroughClosed(i.Ino)
+	must(t, s.Flush(i.Ino)) // commits: links the blob, sets the mark
+	rec, err := s.storedRecordLocked(i.Ino)
+	must(t, err)
+	_, err = bf.WriteAt([]byte("late\n"), int64(len(data)))
+	must(t, err)
+	data = append(data, "late\n"...)
+	must(t, s.Flush(i.Ino)) // within ptDefer: no commit
+	if r2, _ := s.storedRecordLocked(i.Ino); r2.Version != rec.Version {
+		t.Fatalf("the second close committed (version %d → %d): nothing was deferred", rec.Version, r2.Version)
+	}
+	if a, _ := s.Attr(i.Ino); a.Size != uint64(len(data)) {
+		t.Errorf("attr size %d, want %d (the content file is current)", a.Size, len(data))
+	}
+	must(t, kv.Close()) // the process dies
+
+	s2, kv2 := openPT(t, dir)
+	defer kv2.Close()
+	defer s2.Close()
+	in, err := s2.Info(i.Ino)
+	must(t, err)
+	if in.Size != uint64(len(data)) || in.SHA256 != sha(data) {
+		t.Errorf("after the restart: size %d sha %s, want %d %s", in.Size, in.SHA256, len(data), sha(data))
+	}
+	if got := readAll(t, s2, i.Ino); !bytes.Equal(got, data) {
+		t.Errorf("content after the restart: %d bytes", len(got))
+	}
+	r, err := s2.Fsck(false)
+	must(t, err)
+	if len(r.Problems) > 0 {
+		t.Errorf("fsck: %v", r.Problems)
+	}
+}

@@ -384,6 +384,7 @@ func (s *Store) flusher() {
 		case <-s.stop:
 			return
 		case <-pt.C:
+			s.commitDeferred(0, ptDefer)
 			s.endSessions(ptLinger)
 		case <-t.C:
 			if err := s.flushAccess(); err != nil {
