@@ -14,6 +14,8 @@
 #                  when root on Linux >= 6.9)
 #   mnemofs-nopt   the same with --no-passthrough: all data through the
 #                  daemon
+#   loopback-1p    stock loopback with GOMAXPROCS=1: the scheduler setting
+#                  mnemofs gives itself on 2 CPUs (cmd/mnemofs leaveACPU)
 #
 # It builds the binaries, makes a scratch area on disk (not tmpfs), mounts
 # the FUSE targets, and runs fsbench ROUNDS times against each target in
@@ -48,19 +50,19 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 
 SCRATCH=$(mktemp -d "$SCRATCH_PARENT/mnemofs-bench.XXXXXX")
 BIN=$SCRATCH/bin
-LO_PID= NP_PID= MN_PID= MP_PID=
+LO_PID= NP_PID= MN_PID= MP_PID= L1_PID=
 
 unmount_all() {
-	for p in $MN_PID $MP_PID $LO_PID $NP_PID; do
+	for p in $MN_PID $MP_PID $LO_PID $NP_PID $L1_PID; do
 		kill -0 "$p" 2>/dev/null || continue
 		kill -TERM "$p" 2>/dev/null || true
 		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	done
-	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt" "$SCRATCH/mp-mnt"; do
+	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt" "$SCRATCH/mp-mnt" "$SCRATCH/l1-mnt"; do
 		unmount_if_mounted "$m"
 	done
-	for p in $MN_PID $MP_PID $LO_PID $NP_PID; do kill -KILL "$p" 2>/dev/null || true; done
-	MN_PID= MP_PID= LO_PID= NP_PID=
+	for p in $MN_PID $MP_PID $LO_PID $NP_PID $L1_PID; do kill -KILL "$p" 2>/dev/null || true; done
+	MN_PID= MP_PID= LO_PID= NP_PID= L1_PID=
 }
 
 cleanup() {
@@ -81,7 +83,7 @@ fstype=$(df -T "$SCRATCH" | awk 'NR==2 {print $2}')
 [ "$fstype" = tmpfs ] && echo "bench-fs: warning: $SCRATCH is on tmpfs, not a disk; set SCRATCH_PARENT" >&2
 
 echo "bench-fs: building into $BIN" >&2
-mkdir -p "$BIN" "$SCRATCH/native" "$SCRATCH/lo-orig" "$SCRATCH/lo-mnt" "$SCRATCH/np-orig" "$SCRATCH/np-mnt" "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" "$SCRATCH/mp-data" "$SCRATCH/mp-mnt"
+mkdir -p "$BIN" "$SCRATCH/native" "$SCRATCH/lo-orig" "$SCRATCH/lo-mnt" "$SCRATCH/np-orig" "$SCRATCH/np-mnt" "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" "$SCRATCH/mp-data" "$SCRATCH/mp-mnt" "$SCRATCH/l1-orig" "$SCRATCH/l1-mnt"
 go build -o "$BIN/mnemofs" ./cmd/mnemofs
 go build -o "$BIN/loopback" github.com/hanwen/go-fuse/v2/example/loopback
 go build -o "$BIN/fsbench" ./scripts/fsbench
@@ -105,6 +107,9 @@ wait_for "$SCRATCH/loopback.log" "Mounted!" "$LO_PID"
 "$BIN/fsbench" loopback -no-passthrough "$SCRATCH/np-mnt" "$SCRATCH/np-orig" >"$SCRATCH/loopback-nopt.log" 2>&1 &
 NP_PID=$!
 wait_for "$SCRATCH/loopback-nopt.log" "Mounted!" "$NP_PID"
+GOMAXPROCS=1 "$BIN/loopback" $direct "$SCRATCH/l1-mnt" "$SCRATCH/l1-orig" >"$SCRATCH/loopback-1p.log" 2>&1 &
+L1_PID=$!
+wait_for "$SCRATCH/loopback-1p.log" "Mounted!" "$L1_PID"
 "$BIN/mnemofs" mount --data "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" >"$SCRATCH/mnemofs.log" 2>&1 &
 MN_PID=$!
 wait_for "$SCRATCH/mnemofs.log" "^mnemofs: mounted" "$MN_PID"
@@ -112,9 +117,9 @@ wait_for "$SCRATCH/mnemofs.log" "^mnemofs: mounted" "$MN_PID"
 MP_PID=$!
 wait_for "$SCRATCH/mnemofs-nopt.log" "^mnemofs: mounted" "$MP_PID"
 
-declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [loopback-nopt]="$SCRATCH/np-mnt" [mnemofs]="$SCRATCH/mn-mnt" [mnemofs-nopt]="$SCRATCH/mp-mnt")
-declare -A PIDS=([native]=0 [loopback]="$LO_PID" [loopback-nopt]="$NP_PID" [mnemofs]="$MN_PID" [mnemofs-nopt]="$MP_PID")
-ORDER=(native loopback loopback-nopt mnemofs mnemofs-nopt)
+declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [loopback-nopt]="$SCRATCH/np-mnt" [mnemofs]="$SCRATCH/mn-mnt" [mnemofs-nopt]="$SCRATCH/mp-mnt" [loopback-1p]="$SCRATCH/l1-mnt")
+declare -A PIDS=([native]=0 [loopback]="$LO_PID" [loopback-nopt]="$NP_PID" [mnemofs]="$MN_PID" [mnemofs-nopt]="$MP_PID" [loopback-1p]="$L1_PID")
+ORDER=(native loopback loopback-nopt mnemofs mnemofs-nopt loopback-1p)
 stamp=$(date +%Y%m%d-%H%M%S)
 RES=$OUT/fs-$stamp
 mkdir -p "$RES"
