@@ -47,6 +47,13 @@ func TestAttrsXattrsStatfs(t *testing.T) {
 	must(t, unix.Removexattr(p, "user.color"))
 	_, err = unix.Getxattr(p, "user.color", buf)
 	wantErrno(t, err, syscall.ENODATA)
+	// Other namespaces hold nothing (the kernel asks for
+	// security.capability before writes) and take nothing.
+	_, err = unix.Getxattr(p, "security.capability", buf)
+	wantErrno(t, err, syscall.ENODATA)
+	_, err = unix.Getxattr(p, "trusted.x", buf)
+	wantErrno(t, err, syscall.ENODATA)
+	wantErrno(t, unix.Setxattr(p, "trusted.x", []byte("1"), 0), syscall.EOPNOTSUPP)
 	var sf syscall.Statfs_t
 	must(t, syscall.Statfs(tf.dir, &sf))
 	if sf.Namelen != 255 || sf.Blocks == 0 {

@@ -3,6 +3,7 @@ package store
 import (
 	"math"
 	"os"
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -257,6 +258,7 @@ func (s *Store) commitDeferred(ino uint64, age time.Duration) {
 			if err := s.commit(f); err != nil {
 				s.log.Printf("mnemofs: commit of inode %d: %v", f.ino, err)
 			}
+			runtime.Gosched() // as endSessions
 		}
 	}
 }

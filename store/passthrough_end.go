@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -37,6 +38,9 @@ func (s *Store) endSessions(age time.Duration) {
 		if err := s.endSession(f); err != nil {
 			s.log.Printf("mnemofs: ending the passthrough session of inode %d: %v", f.ino, err)
 		}
+		// A tick may end hundreds (a burst of new files): let waiting
+		// FUSE requests run between them, as maintenance does.
+		runtime.Gosched()
 	}
 }
 
