@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,34 +21,63 @@ type Options struct {
 	EncryptionKey []byte
 	// Logger receives Badger's warnings; nil discards info and debug lines.
 	Logger *log.Logger
+	// SyncEvery: committed writes not yet synced are made durable this
+	// often in the background (0: DefaultSyncEvery; negative: never).
+	SyncEvery time.Duration
 }
+
+// DefaultSyncEvery bounds what a power loss can take of writes nobody
+// fsync'd, as ext4's default journal commit interval does, and keeps the
+// cost of an fsync to the writes of the last few seconds (Badger does not
+// sync its logs itself: they would wait for the kernel's writeback, 30 s,
+// and the next fsync would write them all).
+const DefaultSyncEvery = 5 * time.Second
 
 type badgerKV struct {
 	db   *badger.DB
 	dir  string
 	stop chan struct{}
 	done chan struct{}
+	// writes counts committed writes; synced is what it was when the
+	// last successful Sync began.
+	writes, synced atomic.Uint64
 }
 
 // gcInterval is how often the value log is garbage-collected: rewriting a
 // file's last chunk on every append leaves old versions behind.
 const gcInterval = time.Minute
 
-// gc reclaims value-log space until a pass finds nothing worth rewriting.
-func (b *badgerKV) gc() {
+// background reclaims value-log space (until a pass finds nothing worth
+// rewriting) and syncs committed writes every syncEvery (<= 0: never).
+func (b *badgerKV) background(syncEvery time.Duration, logf func(string, ...any)) {
 	defer close(b.done)
 	t := time.NewTicker(gcInterval)
 	defer t.Stop()
+	var syncC <-chan time.Time
+	if syncEvery > 0 {
+		st := time.NewTicker(syncEvery)
+		defer st.Stop()
+		syncC = st.C
+	}
 	for {
 		select {
 		case <-b.stop:
 			return
+		case <-syncC:
+			if b.unsynced() {
+				if err := b.Sync(); err != nil {
+					logf("mnemofs: background sync of the store: %v", err)
+				}
+			}
 		case <-t.C:
 			for b.db.RunValueLogGC(0.5) == nil {
 			}
 		}
 	}
 }
+
+// unsynced reports whether writes were committed since the last Sync.
+func (b *badgerKV) unsynced() bool { return b.writes.Load() != b.synced.Load() }
 
 // OpenBadger opens (creating if needed) a Badger store in dir.
 func OpenBadger(dir string, o Options) (KV, error) {
@@ -86,7 +116,15 @@ func OpenBadger(dir string, o Options) (KV, error) {
 	if o.InMemory {
 		close(kv.done)
 	} else {
-		go kv.gc()
+		every := o.SyncEvery
+		if every == 0 {
+			every = DefaultSyncEvery
+		}
+		logf := log.Printf
+		if o.Logger != nil {
+			logf = o.Logger.Printf
+		}
+		go kv.background(every, logf)
 	}
 	return kv, nil
 }
@@ -123,12 +161,23 @@ func (b *badgerKV) View(fn func(Txn) error) error {
 }
 
 func (b *badgerKV) Update(fn func(Txn) error) error {
-	return mapErr(b.db.Update(func(t *badger.Txn) error { return fn(badgerTxn{t}) }))
+	err := mapErr(b.db.Update(func(t *badger.Txn) error { return fn(badgerTxn{t}) }))
+	if err == nil {
+		b.writes.Add(1)
+	}
+	return err
 }
 
-func (b *badgerKV) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch()} }
+func (b *badgerKV) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch(), kv: b} }
 
-func (b *badgerKV) Sync() error { return mapErr(b.db.Sync()) }
+func (b *badgerKV) Sync() error {
+	w := b.writes.Load()
+	if err := b.db.Sync(); err != nil {
+		return mapErr(err)
+	}
+	b.synced.Store(w) // a racing Sync may store an older count: one extra sync, no harm
+	return nil
+}
 
 // Size sums the disk blocks of the store's files (Badger's own figures are
 // refreshed once a minute, and its value log is a sparse, preallocated
@@ -212,12 +261,20 @@ func (t badgerTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []
 	return nil
 }
 
-type badgerBatch struct{ wb *badger.WriteBatch }
+type badgerBatch struct {
+	wb *badger.WriteBatch
+	kv *badgerKV
+}
 
 func (b *badgerBatch) Set(k, v []byte) error { return mapErr(b.wb.Set(k, v)) }
 func (b *badgerBatch) Delete(k []byte) error { return mapErr(b.wb.Delete(k)) }
-func (b *badgerBatch) Flush() error          { return mapErr(b.wb.Flush()) }
 func (b *badgerBatch) Cancel()               { b.wb.Cancel() }
+
+func (b *badgerBatch) Flush() error {
+	// Counted even when it fails: part of it may be committed.
+	defer b.kv.writes.Add(1)
+	return mapErr(b.wb.Flush())
+}
 
 // quietLogger forwards Badger's warnings and errors, drops info and debug.
 type quietLogger struct{ l *log.Logger }
