@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"syscall"
 	"time"
@@ -104,22 +105,38 @@ func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE when
-// that is set (a diagnosis aid for the benchmarks; see BENCHMARKS.md).
+// startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE and
+// an execution trace to $MNEMOFS_TRACE when those are set (diagnosis aids
+// for the benchmarks; see BENCHMARKS.md).
 func startProfile() (stop func()) {
-	path := os.Getenv("MNEMOFS_CPUPROFILE")
-	if path == "" {
-		return func() {}
+	var stops []func()
+	if path := os.Getenv("MNEMOFS_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			if err = pprof.StartCPUProfile(f); err == nil {
+				stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mnemofs: warning: no CPU profile: %v\n", err)
+		}
 	}
-	f, err := os.Create(path)
-	if err == nil {
-		err = pprof.StartCPUProfile(f)
+	if path := os.Getenv("MNEMOFS_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			if err = trace.Start(f); err == nil {
+				stops = append(stops, func() { trace.Stop(); f.Close() })
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mnemofs: warning: no execution trace: %v\n", err)
+		}
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mnemofs: warning: no CPU profile: %v\n", err)
-		return func() {}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 func exactArgs(n int, names string) cobra.PositionalArgs {
