@@ -59,14 +59,20 @@ func (b *badgerKV) background(syncEvery time.Duration, logf func(string, ...any)
 		defer st.Stop()
 		syncC = st.C
 	}
+	var lastErr string // a failing sync (a full disk) is said once
 	for {
 		select {
 		case <-b.stop:
 			return
 		case <-syncC:
 			if b.unsynced() {
-				if err := b.Sync(); err != nil {
+				err := b.Sync()
+				if err != nil && err.Error() != lastErr {
 					logf("mnemofs: background sync of the store: %v", err)
+				}
+				lastErr = ""
+				if err != nil {
+					lastErr = err.Error()
 				}
 			}
 		case <-t.C:
