@@ -3,6 +3,7 @@ package views
 import (
 	"log"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -261,5 +262,9 @@ func (e *Engine) build() {
 	}
 	if d := time.Since(t0); d > time.Second {
 		e.log.Printf("views: indexed %d memories in %v", len(inos), d.Round(time.Millisecond))
+		// A big build leaves garbage several times the index's size, and
+		// on a mount's single scheduler thread the collector lags the
+		// build: hand what is not live back to the system once.
+		debug.FreeOSMemory()
 	}
 }
