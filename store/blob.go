@@ -62,8 +62,7 @@ func (b *blobDir) takeTemp() (*os.File, error) {
 
 // giveTemp takes back an unnamed file no one uses any more.
 func (b *blobDir) giveTemp(f *os.File) {
-	if f.Truncate(0) == nil {
-		forgetTruncation(f)
+	if emptyTemp(f) == nil {
 		b.mu.Lock()
 		if len(b.temps) < tempsMax {
 			b.temps = append(b.temps, f)
@@ -76,19 +75,20 @@ func (b *blobDir) giveTemp(f *os.File) {
 	}
 }
 
-// forgetTruncation closes a second open of f, just truncated to zero.
-// ext4 (auto_da_alloc) and XFS mark a file truncated to zero so that the
-// next close of it starts writeback of what was written since — a guard
-// for programs that rewrite a file in place without fsync. Reused, that
-// close is the kernel's close of the next passthrough session, in the
-// writer's close(2): it would start disk I/O for content that a commit
-// copies to the KV store and truncates away. Closing a file opened here
-// takes the mark first, while the file is empty.
-func forgetTruncation(f *os.File) {
-	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if err == nil {
-		unix.Close(fd)
+// emptyTemp truncates f to zero through a second open of it, closed at
+// once. ext4 (auto_da_alloc) and XFS mark a file truncated to zero so that
+// the next close of it starts writeback of what was written since — a
+// guard for programs that rewrite a file in place without fsync. Reused,
+// that close would be the kernel's close of the next passthrough session,
+// in the writer's close(2): disk I/O for content that a commit copies to
+// the KV store and truncates away. The close here takes the mark while the
+// file is empty. (Without /proc: a plain truncation.)
+func emptyTemp(f *os.File) error {
+	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), unix.O_RDWR|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return f.Truncate(0)
 	}
+	return unix.Close(fd)
 }
 
 // closeTemps closes the spare unnamed files.
