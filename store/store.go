@@ -372,35 +372,6 @@ func (s *Store) forget(ino uint64) {
 	s.hot.Remove(ino) // only frees memory: entries are checked at each read
 }
 
-// flusher periodically persists access statistics.
-func (s *Store) flusher() {
-	defer s.done.Done()
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	pt := time.NewTicker(ptLinger / 2)
-	defer pt.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-pt.C:
-			s.commitDeferred(0, ptDefer)
-			s.endSessions(ptLinger)
-		case <-t.C:
-			if err := s.flushAccess(); err != nil {
-				s.log.Printf("mnemofs: saving access times: %v", err)
-			}
-			if s.blobs != nil && s.blobs.pending() {
-				// Replaced and removed blobs go once the KV that no
-				// longer points at them is durable.
-				if err := s.Sync(); err != nil {
-					s.log.Printf("mnemofs: syncing the store: %v", err)
-				}
-			}
-		}
-	}
-}
-
 func (s *Store) notifyEntry(parent uint64, name string) {
 	if s.opts.Notify != nil {
 		s.opts.Notify.Entry(parent, name)
