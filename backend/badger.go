@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -21,17 +22,11 @@ type Options struct {
 	EncryptionKey []byte
 	// Logger receives Badger's warnings; nil discards info and debug lines.
 	Logger *log.Logger
-	// SyncEvery: committed writes not yet synced are made durable this
-	// often in the background (0: DefaultSyncEvery; negative: never).
+	// SyncEvery: when positive, committed writes not yet synced are made
+	// durable this often in the background. (The store does that on its
+	// own clock instead, after syncing the blob files records point at.)
 	SyncEvery time.Duration
 }
-
-// DefaultSyncEvery bounds what a power loss can take of writes nobody
-// fsync'd, as ext4's default journal commit interval does, and keeps the
-// cost of an fsync to the writes of the last few seconds (Badger does not
-// sync its logs itself: they would wait for the kernel's writeback, 30 s,
-// and the next fsync would write them all).
-const DefaultSyncEvery = 5 * time.Second
 
 type badgerKV struct {
 	db   *badger.DB
@@ -41,6 +36,10 @@ type badgerKV struct {
 	// writes counts committed writes; synced is what it was when the
 	// last successful Sync began.
 	writes, synced atomic.Uint64
+	// closeMu keeps Sync off a closed DB (Badger's Sync panics there,
+	// where its other calls return an error).
+	closeMu sync.RWMutex
+	closed  bool
 }
 
 // gcInterval is how often the value log is garbage-collected: rewriting a
@@ -65,7 +64,7 @@ func (b *badgerKV) background(syncEvery time.Duration, logf func(string, ...any)
 		case <-b.stop:
 			return
 		case <-syncC:
-			if b.unsynced() {
+			if b.Unsynced() {
 				err := b.Sync()
 				if err != nil && err.Error() != lastErr {
 					logf("mnemofs: background sync of the store: %v", err)
@@ -82,8 +81,8 @@ func (b *badgerKV) background(syncEvery time.Duration, logf func(string, ...any)
 	}
 }
 
-// unsynced reports whether writes were committed since the last Sync.
-func (b *badgerKV) unsynced() bool { return b.writes.Load() != b.synced.Load() }
+// Unsynced reports whether writes were committed since the last Sync.
+func (b *badgerKV) Unsynced() bool { return b.writes.Load() != b.synced.Load() }
 
 // OpenBadger opens (creating if needed) a Badger store in dir.
 func OpenBadger(dir string, o Options) (KV, error) {
@@ -122,15 +121,11 @@ func OpenBadger(dir string, o Options) (KV, error) {
 	if o.InMemory {
 		close(kv.done)
 	} else {
-		every := o.SyncEvery
-		if every == 0 {
-			every = DefaultSyncEvery
-		}
 		logf := log.Printf
 		if o.Logger != nil {
 			logf = o.Logger.Printf
 		}
-		go kv.background(every, logf)
+		go kv.background(o.SyncEvery, logf)
 	}
 	return kv, nil
 }
@@ -177,6 +172,11 @@ func (b *badgerKV) Update(fn func(Txn) error) error {
 func (b *badgerKV) NewBatch() Batch { return &badgerBatch{wb: b.db.NewWriteBatch(), kv: b} }
 
 func (b *badgerKV) Sync() error {
+	b.closeMu.RLock()
+	defer b.closeMu.RUnlock()
+	if b.closed {
+		return ErrClosed
+	}
 	w := b.writes.Load()
 	if err := b.db.Sync(); err != nil {
 		return mapErr(err)
@@ -221,6 +221,9 @@ func (b *badgerKV) Close() error {
 		close(b.stop)
 		<-b.done
 	}
+	b.closeMu.Lock()
+	defer b.closeMu.Unlock()
+	b.closed = true
 	return mapErr(b.db.Close())
 }
 

@@ -17,4 +17,6 @@ var (
 	ErrBadKey = errors.New("backend: wrong or invalid encryption key")
 	// ErrNoSpace is returned when the device under the store is full.
 	ErrNoSpace = errors.New("backend: no space left on device")
+	// ErrClosed is returned by Sync after Close.
+	ErrClosed = errors.New("backend: store is closed")
 )

@@ -14,7 +14,7 @@ func TestBackgroundSync(t *testing.T) {
 	}
 	defer kv.Close()
 	b := kv.(*badgerKV)
-	if b.unsynced() {
+	if b.Unsynced() {
 		t.Fatal("a fresh store has unsynced writes")
 	}
 	for round := 0; round < 2; round++ {
@@ -26,11 +26,11 @@ func TestBackgroundSync(t *testing.T) {
 		if err := bt.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if !b.unsynced() {
+		if !b.Unsynced() {
 			t.Fatal("writes not counted")
 		}
 		deadline := time.Now().Add(10 * time.Second)
-		for b.unsynced() {
+		for b.Unsynced() {
 			if time.Now().After(deadline) {
 				t.Fatalf("round %d: writes still unsynced after 10 s", round)
 			}
@@ -52,13 +52,31 @@ func TestSyncClearsAndNoBackgroundWhenOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
-	if !b.unsynced() {
+	if !b.Unsynced() {
 		t.Fatal("synced with the background sync off")
 	}
 	if err := kv.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if b.unsynced() {
+	if b.Unsynced() {
 		t.Fatal("Sync left writes unsynced")
+	}
+}
+
+// TestSyncAfterClose: a Sync that comes after Close (a store's clock
+// racing its shutdown) gets an error, not a panic.
+func TestSyncAfterClose(t *testing.T) {
+	kv, err := OpenBadger(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Update(func(tx Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Sync(); err != ErrClosed {
+		t.Fatalf("Sync after Close: %v, want ErrClosed", err)
 	}
 }

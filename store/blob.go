@@ -43,6 +43,11 @@ type blobDir struct {
 	// costs ext4 ~0.2 ms of CPU, so a session that ends without naming
 	// its file gives it back (tempsMax at most).
 	temps []*os.File
+	// dirty are generations a commit pointed at since their data was
+	// last synced; barrier orders those commits with the periodic sync
+	// (durable.go).
+	dirty   map[blobID]bool
+	barrier sync.RWMutex
 }
 
 const tempsMax = 1024

@@ -227,6 +227,11 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.blob != nil && f.blobGen != 0 {
+		// The record about to point at this blob must not become durable
+		// before its data (durable.go).
+		defer s.blobs.pointAt(ino, f.blobGen)()
+	}
 	err = s.kv.Update(func(t backend.Txn) error {
 		for idx, c := range f.dirty {
 			if err := t.Set(backend.ChunkKey(ino, idx), c); err != nil {

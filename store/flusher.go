@@ -3,7 +3,7 @@ package store
 import "time"
 
 // flusher is the store's clock: every 5 s it persists access statistics
-// and, when replaced blobs wait, syncs the store so they can go; every
+// and makes what was committed durable (durable.go); every
 // ptLinger/2 it commits deferred appends and ends lingering passthrough
 // sessions (passthrough.go).
 func (s *Store) flusher() {
@@ -12,6 +12,7 @@ func (s *Store) flusher() {
 	defer t.Stop()
 	pt := time.NewTicker(ptLinger / 2)
 	defer pt.Stop()
+	var lastErr string // a failing sync (a full disk) is said once
 	for {
 		select {
 		case <-s.stop:
@@ -23,12 +24,14 @@ func (s *Store) flusher() {
 			if err := s.flushAccess(); err != nil {
 				s.log.Printf("mnemofs: saving access times: %v", err)
 			}
-			if s.blobs != nil && s.blobs.pending() {
-				// Replaced and removed blobs go once the KV that no
-				// longer points at them is durable.
-				if err := s.Sync(); err != nil {
-					s.log.Printf("mnemofs: syncing the store: %v", err)
-				}
+			// What was committed becomes durable, blob data before the
+			// records (durable.go); replaced and removed blobs go once
+			// the KV that no longer points at them is.
+			if err := s.syncCommitted(); err != nil && err.Error() != lastErr {
+				s.log.Printf("mnemofs: syncing the store: %v", err)
+				lastErr = err.Error()
+			} else if err == nil {
+				lastErr = ""
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -172,10 +174,16 @@ func (s *Store) systemXattrs(ino uint64) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.SHA256 == "" && in.Size <= HashMax && s.hashNow(ino) {
+	if in.SHA256 == "" && in.Size <= HashMax {
 		// Left for after a passthrough session (passthrough.go).
-		if in, err = s.Info(ino); err != nil {
-			return nil, err
+		if s.hashNow(ino) {
+			if in, err = s.Info(ino); err != nil {
+				return nil, err
+			}
+		} else if sum, err := s.hashCurrent(ino); err == nil {
+			// Still open (a handle whose release is on its way, or a
+			// writer): the hash of the bytes as they are now.
+			in.SHA256 = sum
 		}
 	}
 	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -208,4 +216,21 @@ func (s *Store) systemXattrs(ino uint64) (map[string]string, error) {
 		m["importance"] = fmt.Sprint(*in.Importance)
 	}
 	return m, nil
+}
+
+// hashCurrent returns the sha256 of ino's content as it reads now.
+func (s *Store) hashCurrent(ino uint64) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	for off := int64(0); ; {
+		n, err := s.ReadAt(ino, buf, off)
+		if err != nil {
+			return "", err
+		}
+		h.Write(buf[:n])
+		off += int64(n)
+		if n < len(buf) {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+	}
 }

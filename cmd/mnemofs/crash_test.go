@@ -200,7 +200,7 @@ func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
 		time.Sleep(delay)
 		select {
 		case <-w.done:
-			t.Fatalf("round %d: writer stopped before the kill: %s", round, w.stderr.String())
+			t.Fatalf("round %d: writer stopped before the kill: %s\nmount stderr: %s", round, w.stderr.String(), m.stderr.String())
 		default:
 		}
 		m.kill(t)
