@@ -3,20 +3,13 @@ package store
 import (
 	"os"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // TestPeriodicSyncBlobDataFirst: the store's periodic sync makes a
 // committed blob's data durable along with the KV that points at it, and
 // does nothing when nothing changed.
 func TestPeriodicSyncBlobDataFirst(t *testing.T) {
-	dir := t.TempDir()
-	var sfs unix.Statfs_t
-	must(t, unix.Statfs(dir, &sfs))
-	s, kv := openBlobStore(t, dir)
-	defer kv.Close()
-	defer s.Close()
+	s, ext4 := openScratchBlobStore(t)
 	u, ok := s.kv.(unsyncedKV)
 	if !ok {
 		t.Fatal("the Badger KV does not say whether it is synced")
@@ -36,7 +29,6 @@ func TestPeriodicSyncBlobDataFirst(t *testing.T) {
 	f, err := os.Open(s.blobs.path(ino, gen))
 	must(t, err)
 	defer f.Close()
-	ext4 := sfs.Type == unix.EXT4_SUPER_MAGIC
 	if ext4 && !delalloc(t, f) {
 		t.Fatal("the blob's data reached the disk before any sync (cannot tell the sync did it)")
 	}

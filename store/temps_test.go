@@ -28,6 +28,19 @@ func delalloc(t *testing.T, f *os.File) bool {
 	return *(*uint32)(unsafe.Pointer(&buf[32+40]))&extentDelalloc != 0
 }
 
+// openScratchBlobStore opens a blob store in a temporary directory, closed
+// at the end of the test, and says whether that directory is on ext4
+// (where FIEMAP shows delayed allocation).
+func openScratchBlobStore(t *testing.T) (*Store, bool) {
+	t.Helper()
+	dir := t.TempDir()
+	var sfs unix.Statfs_t
+	must(t, unix.Statfs(dir, &sfs))
+	s, kv := openBlobStore(t, dir)
+	t.Cleanup(func() { s.Close(); kv.Close() })
+	return s, sfs.Type == unix.EXT4_SUPER_MAGIC
+}
+
 // writeLikeKernel writes through a second open of f and closes it, as the
 // kernel does with a passthrough session's backing file.
 func writeLikeKernel(t *testing.T, f *os.File, data []byte) {
@@ -44,12 +57,7 @@ func writeLikeKernel(t *testing.T, f *os.File, data []byte) {
 // (ext4's auto_da_alloc would, after the truncation to zero, in the
 // writer's close(2)).
 func TestReusedTempStartsNoWriteback(t *testing.T) {
-	dir := t.TempDir()
-	var sfs unix.Statfs_t
-	must(t, unix.Statfs(dir, &sfs))
-	s, kv := openBlobStore(t, dir)
-	defer kv.Close()
-	defer s.Close()
+	s, ext4 := openScratchBlobStore(t)
 	f, err := s.blobs.takeTemp()
 	must(t, err)
 	data := pattern(64<<10, 3)
@@ -72,8 +80,8 @@ func TestReusedTempStartsNoWriteback(t *testing.T) {
 	if string(got) != string(data) {
 		t.Fatal("reused temp reads back other bytes")
 	}
-	if sfs.Type != unix.EXT4_SUPER_MAGIC {
-		t.Logf("scratch is not ext4 (magic %#x): writeback check is ext4's", sfs.Type)
+	if !ext4 {
+		t.Log("scratch is not ext4: the writeback check is ext4's")
 		return
 	}
 	if !delalloc(t, g) {
