@@ -3,6 +3,8 @@ package store
 import (
 	"os"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestPeriodicSyncBlobDataFirst: the store's periodic sync makes a
@@ -46,4 +48,27 @@ func TestPeriodicSyncBlobDataFirst(t *testing.T) {
 		t.Fatalf("%d blobs still marked after the sync", left)
 	}
 	must(t, s.syncCommitted()) // nothing to do
+}
+
+// TestCloseSyncsBlobData: closing the store (a clean unmount) leaves a
+// committed blob's data on disk, not only the KV that points at it.
+func TestCloseSyncsBlobData(t *testing.T) {
+	dir := t.TempDir()
+	var sfs unix.Statfs_t
+	must(t, unix.Statfs(dir, &sfs))
+	ext4 := sfs.Type == unix.EXT4_SUPER_MAGIC // FIEMAP's delayed allocation flag is ext4's
+	s, kv := openBlobStore(t, dir)
+	defer kv.Close()
+	ino := writeFile(t, s, RootIno, "big.bin", pattern(100<<10, 6))
+	p := s.blobs.path(ino, blobGen(t, s, ino))
+	f, err := os.Open(p)
+	must(t, err)
+	defer f.Close()
+	if ext4 && !delalloc(t, f) {
+		t.Fatal("the blob's data reached the disk before the close (cannot tell the close did it)")
+	}
+	must(t, s.Close())
+	if ext4 && delalloc(t, f) {
+		t.Fatal("the store closed with a committed blob's data not on disk")
+	}
 }

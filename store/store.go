@@ -190,7 +190,9 @@ func (s *Store) Close() error {
 		}
 	}
 	err := s.flushAccess()
-	if serr := s.Sync(); err == nil {
+	// Everything committed is durable once the store is closed, blob
+	// data before the records (durable.go).
+	if serr := s.syncCommitted(); err == nil {
 		err = serr
 	}
 	if s.blobs != nil {
