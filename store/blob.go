@@ -37,8 +37,10 @@ type blobDir struct {
 	// stale are replaced generations, deleted after the next KV sync.
 	stale []blobID
 	// fresh are inodes with a blob created since their last fsync: its
-	// name is not durable until the shard directory is synced.
-	fresh map[uint64]bool
+	// name is not durable until the shard directory is synced. The value
+	// is freshSeq at the creation (an entry goes only if not renewed).
+	fresh    map[uint64]uint64
+	freshSeq uint64
 	// temps are empty unnamed files for passthrough sessions: making one
 	// costs ext4 ~0.2 ms of CPU, so a session that ends without naming
 	// its file gives it back (tempsMax at most).
@@ -172,28 +174,32 @@ func (b *blobDir) open(ino, gen uint64) (*os.File, error) {
 func (b *blobDir) created(ino uint64) {
 	b.mu.Lock()
 	if b.fresh == nil {
-		b.fresh = map[uint64]bool{}
+		b.fresh = map[uint64]uint64{}
 	}
-	b.fresh[ino] = true
+	b.freshSeq++
+	b.fresh[ino] = b.freshSeq
 	b.mu.Unlock()
 }
 
 // syncNew makes the name of a blob of ino created since its last sync
-// durable.
+// durable. The entry goes once the directory is synced, so a second
+// caller meanwhile syncs it too rather than returning early.
 func (b *blobDir) syncNew(ino uint64) error {
 	b.mu.Lock()
-	fresh := b.fresh[ino]
-	delete(b.fresh, ino)
+	seq := b.fresh[ino]
 	b.mu.Unlock()
-	if !fresh {
+	if seq == 0 {
 		return nil
 	}
-	d, err := os.Open(filepath.Dir(b.path(ino, 1)))
-	if err != nil {
+	if err := syncPath(filepath.Dir(b.path(ino, 1)), unix.O_RDONLY|unix.O_DIRECTORY); err != nil {
 		return err
 	}
-	defer d.Close()
-	return d.Sync()
+	b.mu.Lock()
+	if b.fresh[ino] == seq {
+		delete(b.fresh, ino)
+	}
+	b.mu.Unlock()
+	return nil
 }
 
 // retire queues a replaced generation for deletion after the next sync.

@@ -47,16 +47,9 @@ func (s *Store) Fsync(ino uint64) error {
 	return s.Sync()
 }
 
-// Sync makes every committed change durable.
-func (s *Store) Sync() error {
-	if err := s.kv.Sync(); err != nil {
-		return err
-	}
-	if s.blobs != nil {
-		s.blobs.synced()
-	}
-	return nil
-}
+// Sync makes every committed change durable, blob data before the KV
+// (durable.go).
+func (s *Store) Sync() error { return s.syncOrdered(true) }
 
 // spill writes full dirty chunks ahead of the commit. Caller holds f.mu.
 func (s *Store) spill(f *openFile) error {
@@ -170,6 +163,12 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.blob != nil && f.blobGen != 0 {
+		// The record about to point at this blob must not become durable
+		// before its data (durable.go). Taken before mu: a sync holding
+		// the barrier stalls only commits of blobs.
+		defer s.blobs.pointAt(f.ino, f.blobGen)()
+	}
 	// The kernel may change the committed blob after this commit, or its
 	// hash is left for later: the live mark says so (passthrough.go).
 	// (Appends in place are marked too: a close may defer its commit.)
@@ -226,11 +225,6 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	drop, err := s.blobCommitKeys(f)
 	if err != nil {
 		return nil, err
-	}
-	if f.blob != nil && f.blobGen != 0 {
-		// The record about to point at this blob must not become durable
-		// before its data (durable.go).
-		defer s.blobs.pointAt(ino, f.blobGen)()
 	}
 	err = s.kv.Update(func(t backend.Txn) error {
 		for idx, c := range f.dirty {

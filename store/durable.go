@@ -36,45 +36,50 @@ func (b *blobDir) pointAt(ino, gen uint64) (done func()) {
 }
 
 // syncDirty syncs the data of the dirty generations (a removed one is
-// skipped) and the shard directories of new blobs.
+// skipped) and the shard directories of new blobs. What fails stays marked
+// for the next sync.
 func (b *blobDir) syncDirty() error {
 	b.mu.Lock()
-	dirty, fresh := b.dirty, b.fresh
-	b.dirty, b.fresh = nil, nil
+	dirty := b.dirty
+	b.dirty = nil
+	// fresh entries stay until their directory is synced: an Fsync
+	// meanwhile (syncNew) must still see them and sync it itself.
+	fresh := make(map[uint64]uint64, len(b.fresh))
+	for ino, seq := range b.fresh {
+		fresh[ino] = seq
+	}
 	b.mu.Unlock()
 	var errs []error
-	keep := func(id blobID) {
-		b.mu.Lock()
-		if b.dirty == nil {
-			b.dirty = map[blobID]bool{}
-		}
-		b.dirty[id] = true
-		b.mu.Unlock()
-	}
 	for id := range dirty {
 		if err := syncPath(b.path(id.ino, id.gen), unix.O_RDONLY); err != nil {
-			keep(id)
+			b.mu.Lock()
+			if b.dirty == nil {
+				b.dirty = map[blobID]bool{}
+			}
+			b.dirty[id] = true
+			b.mu.Unlock()
 			errs = append(errs, err)
 		}
 	}
-	dirs := map[string]bool{}
+	dirs := map[string][]uint64{}
 	for ino := range fresh {
-		dirs[filepath.Dir(b.path(ino, 1))] = true
+		d := filepath.Dir(b.path(ino, 1))
+		dirs[d] = append(dirs[d], ino)
 	}
-	for d := range dirs {
-		if err := syncPath(d, unix.O_RDONLY|unix.O_DIRECTORY); err != nil {
+	for d, inos := range dirs {
+		err := syncPath(d, unix.O_RDONLY|unix.O_DIRECTORY)
+		if errors.Is(err, unix.EINVAL) {
+			err = nil // a filesystem that does not sync directories
+		}
+		if err != nil {
 			errs = append(errs, err)
+			continue
 		}
-	}
-	if len(errs) > 0 {
-		// The shards to sync again are not known by inode any more:
-		// mark every fresh inode again.
 		b.mu.Lock()
-		if b.fresh == nil {
-			b.fresh = map[uint64]bool{}
-		}
-		for ino := range fresh {
-			b.fresh[ino] = true
+		for _, ino := range inos {
+			if b.fresh[ino] == fresh[ino] { // not created again since
+				delete(b.fresh, ino)
+			}
 		}
 		b.mu.Unlock()
 	}
@@ -100,21 +105,29 @@ func syncPath(p string, flags int) error {
 // unsyncedKV is what a KV may tell of itself (backend's Badger does).
 type unsyncedKV interface{ Unsynced() bool }
 
-// syncCommitted makes everything committed so far durable, blob data
-// first (see above). It does nothing when nothing changed.
-func (s *Store) syncCommitted() error {
+// syncCommitted is the periodic sync: syncOrdered, when anything changed.
+func (s *Store) syncCommitted() error { return s.syncOrdered(false) }
+
+// syncOrdered makes everything committed so far durable, blob data first
+// (see above); unless force, the KV only when it has unsynced writes or
+// replaced blobs wait. A blob that fails to sync does not hold the KV
+// back (its data may be lost either way): the error is returned after.
+func (s *Store) syncOrdered(force bool) error {
+	var errs []error
 	if s.blobs != nil {
-		if err := s.blobs.syncDirty(); err != nil { // the bulk, commits going on
-			return err
-		}
+		errs = append(errs, s.blobs.syncDirty()) // the bulk, commits going on
 		s.blobs.barrier.Lock()
 		defer s.blobs.barrier.Unlock()
-		if err := s.blobs.syncDirty(); err != nil { // what came in meanwhile
-			return err
-		}
+		errs = append(errs, s.blobs.syncDirty()) // what came in meanwhile
 	}
-	if u, ok := s.kv.(unsyncedKV); ok && !u.Unsynced() && (s.blobs == nil || !s.blobs.pending()) {
-		return nil
+	if u, ok := s.kv.(unsyncedKV); !force && ok && !u.Unsynced() && (s.blobs == nil || !s.blobs.pending()) {
+		return errors.Join(errs...)
 	}
-	return s.Sync()
+	if err := s.kv.Sync(); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	if s.blobs != nil {
+		s.blobs.synced()
+	}
+	return errors.Join(errs...)
 }

@@ -42,7 +42,7 @@ func checkXattrName(name string) error {
 // user.mnemofs.* one.
 func (s *Store) GetXattr(ino uint64, name string) ([]byte, error) {
 	if key, ok := strings.CutPrefix(name, SystemXattrPrefix); ok {
-		sys, err := s.systemXattrs(ino)
+		sys, err := s.systemXattrs(ino, key == "sha256")
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +148,7 @@ func (s *Store) ListXattr(ino uint64) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sys, err := s.systemXattrs(ino)
+	sys, err := s.systemXattrs(ino, false)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (s *Store) ListXattr(ino uint64) ([]string, error) {
 
 // systemXattrs are the generated attributes of a regular file (none for
 // other nodes).
-func (s *Store) systemXattrs(ino uint64) (map[string]string, error) {
+func (s *Store) systemXattrs(ino uint64, wantSHA bool) (map[string]string, error) {
 	s.commitDeferred(ino, 0) // a close that left its commit for later
 	i, err := s.Attr(ino)
 	if err != nil {
@@ -174,15 +174,16 @@ func (s *Store) systemXattrs(ino uint64) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.SHA256 == "" && in.Size <= HashMax {
+	if wantSHA && in.SHA256 == "" && in.Size <= HashMax {
 		// Left for after a passthrough session (passthrough.go).
 		if s.hashNow(ino) {
 			if in, err = s.Info(ino); err != nil {
 				return nil, err
 			}
-		} else if sum, err := s.hashCurrent(ino); err == nil {
+		} else if sum, err := s.hashCurrent(ino, in.Size); err == nil {
 			// Still open (a handle whose release is on its way, or a
-			// writer): the hash of the bytes as they are now.
+			// writer): the hash of its first in.Size bytes as they are
+			// now, the size this answer reports.
 			in.SHA256 = sum
 		}
 	}
@@ -218,19 +219,21 @@ func (s *Store) systemXattrs(ino uint64) (map[string]string, error) {
 	return m, nil
 }
 
-// hashCurrent returns the sha256 of ino's content as it reads now.
-func (s *Store) hashCurrent(ino uint64) (string, error) {
+// hashCurrent returns the sha256 of the first size bytes of ino as they
+// read now (fewer if it shrank meanwhile).
+func (s *Store) hashCurrent(ino, size uint64) (string, error) {
 	h := sha256.New()
 	buf := make([]byte, 1<<20)
-	for off := int64(0); ; {
-		n, err := s.ReadAt(ino, buf, off)
+	for off := uint64(0); off < size; {
+		n, err := s.ReadAt(ino, buf[:min(uint64(len(buf)), size-off)], int64(off))
 		if err != nil {
 			return "", err
 		}
-		h.Write(buf[:n])
-		off += int64(n)
-		if n < len(buf) {
-			return hex.EncodeToString(h.Sum(nil)), nil
+		if n == 0 {
+			break
 		}
+		h.Write(buf[:n])
+		off += uint64(n)
 	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -112,7 +112,8 @@ func readManifest(t *testing.T, manifest string) map[string]string {
 }
 
 // verifyManifest checks every recorded file through the mount.
-func verifyManifest(t *testing.T, mnt, data string, entries map[string]string, round int) {
+func verifyManifest(t *testing.T, m *mountProc, data string, entries map[string]string, round int) {
+	mnt := m.mnt
 	t.Helper()
 	paths := make(chan string)
 	var mu sync.Mutex
@@ -146,8 +147,8 @@ func verifyManifest(t *testing.T, mnt, data string, entries map[string]string, r
 		listed := slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == filepath.Base(p) })
 		fsck := runMnemofs(t, "fsck", "--data", data)
 		t.Fatalf("round %d: %d of %d fsync'd files lost or damaged after SIGKILL and remount\n"+
-			"%s/ lists %d entries (%v), %s among them: %v\nfsck while mounted: %s", round, len(bad), len(entries),
-			filepath.Dir(p), len(ents), err, filepath.Base(p), listed, fsck)
+			"%s/ lists %d entries (%v), %s among them: %v\nfsck while mounted: %s\nmount stderr: %s", round, len(bad), len(entries),
+			filepath.Dir(p), len(ents), err, filepath.Base(p), listed, fsck, m.stderr.String())
 	}
 }
 
@@ -221,7 +222,7 @@ func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
 			strings.TrimSpace(w.stderr.String()))
 
 		m = startMount(t, data, mnt)
-		verifyManifest(t, mnt, data, entries, round)
+		verifyManifest(t, m, data, entries, round)
 		m.stop(t, syscall.SIGTERM)
 		r := runMnemofs(t, "fsck", "--data", data)
 		if r.code != 0 || !strings.Contains(r.stdout, "consistent") {
