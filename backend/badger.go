@@ -22,10 +22,6 @@ type Options struct {
 	EncryptionKey []byte
 	// Logger receives Badger's warnings; nil discards info and debug lines.
 	Logger *log.Logger
-	// SyncEvery: when positive, committed writes not yet synced are made
-	// durable this often in the background. (The store does that on its
-	// own clock instead, after syncing the blob files records point at.)
-	SyncEvery time.Duration
 }
 
 type badgerKV struct {
@@ -46,34 +42,15 @@ type badgerKV struct {
 // file's last chunk on every append leaves old versions behind.
 const gcInterval = time.Minute
 
-// background reclaims value-log space (until a pass finds nothing worth
-// rewriting) and syncs committed writes every syncEvery (<= 0: never).
-func (b *badgerKV) background(syncEvery time.Duration, logf func(string, ...any)) {
+// gc reclaims value-log space until a pass finds nothing worth rewriting.
+func (b *badgerKV) gc() {
 	defer close(b.done)
 	t := time.NewTicker(gcInterval)
 	defer t.Stop()
-	var syncC <-chan time.Time
-	if syncEvery > 0 {
-		st := time.NewTicker(syncEvery)
-		defer st.Stop()
-		syncC = st.C
-	}
-	var lastErr string // a failing sync (a full disk) is said once
 	for {
 		select {
 		case <-b.stop:
 			return
-		case <-syncC:
-			if b.Unsynced() {
-				err := b.Sync()
-				if err != nil && err.Error() != lastErr {
-					logf("mnemofs: background sync of the store: %v", err)
-				}
-				lastErr = ""
-				if err != nil {
-					lastErr = err.Error()
-				}
-			}
 		case <-t.C:
 			for b.db.RunValueLogGC(0.5) == nil {
 			}
@@ -81,7 +58,8 @@ func (b *badgerKV) background(syncEvery time.Duration, logf func(string, ...any)
 	}
 }
 
-// Unsynced reports whether writes were committed since the last Sync.
+// Unsynced reports whether writes were committed since the last Sync (the
+// store syncs on its own clock when so, store/durable.go).
 func (b *badgerKV) Unsynced() bool { return b.writes.Load() != b.synced.Load() }
 
 // OpenBadger opens (creating if needed) a Badger store in dir.
@@ -121,11 +99,7 @@ func OpenBadger(dir string, o Options) (KV, error) {
 	if o.InMemory {
 		close(kv.done)
 	} else {
-		logf := log.Printf
-		if o.Logger != nil {
-			logf = o.Logger.Printf
-		}
-		go kv.background(o.SyncEvery, logf)
+		go kv.gc()
 	}
 	return kv, nil
 }

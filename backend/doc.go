@@ -13,9 +13,8 @@
 //   - Update runs its function in one atomic transaction: all of its writes
 //     become visible together or not at all, also across a crash.
 //   - Sync makes every committed transaction durable (fsync of the log);
-//     Update alone does not, to keep small writes cheap. Options.SyncEvery
-//     makes the Badger implementation sync in the background; the store
-//     does it on its own clock instead (store/durable.go).
+//     Update alone does not, to keep small writes cheap; the store syncs
+//     on its own clock (store/durable.go), asking Unsynced first.
 //
 // A distributed engine can later implement KV without touching the layers
 // above.

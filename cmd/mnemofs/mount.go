@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -114,34 +115,29 @@ func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
 // an execution trace to $MNEMOFS_TRACE when those are set (diagnosis aids
 // for the benchmarks; see BENCHMARKS.md).
 func startProfile() (stop func()) {
-	var stops []func()
-	if path := os.Getenv("MNEMOFS_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			if err = pprof.StartCPUProfile(f); err == nil {
-				stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "mnemofs: warning: no CPU profile: %v\n", err)
+	cpu := diagnose("MNEMOFS_CPUPROFILE", "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	tr := diagnose("MNEMOFS_TRACE", "execution trace", trace.Start, trace.Stop)
+	return func() { cpu(); tr() }
+}
+
+// diagnose starts a recording into the file named by $env, if set, and
+// returns what stops it.
+func diagnose(env, what string, start func(io.Writer) error, end func()) (stop func()) {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = start(f); err != nil {
+			f.Close()
 		}
 	}
-	if path := os.Getenv("MNEMOFS_TRACE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			if err = trace.Start(f); err == nil {
-				stops = append(stops, func() { trace.Stop(); f.Close() })
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "mnemofs: warning: no execution trace: %v\n", err)
-		}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mnemofs: warning: no %s: %v\n", what, err)
+		return func() {}
 	}
-	return func() {
-		for _, s := range stops {
-			s()
-		}
-	}
+	return func() { end(); f.Close() }
 }
 
 func exactArgs(n int, names string) cobra.PositionalArgs {
