@@ -18,7 +18,7 @@
 //	  .results, context/<q>)                                    snapshot at open
 //
 // FUSE passthrough: as root on Linux >= 6.9 (checked at mount by
-// registering a backing file; opt-in with mount --passthrough), the open of a
+// registering a backing file; --no-passthrough turns it off), the open of a
 // file just created, or an O_APPEND open of a file whose content is a blob,
 // may hand the kernel the content file (store/passthrough.go): reads and
 // writes then never reach the daemon. go-fuse gives every later open of the

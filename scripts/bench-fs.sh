@@ -9,11 +9,11 @@
 #   loopback-nopt  the same loopback with passthrough refused (fsbench
 #                  loopback -no-passthrough): every read/write is a round
 #                  trip, as in mnemofs
-#   mnemofs        a fresh store mounted with mnemofs mount --passthrough
-#                  (FUSE passthrough for files just created and blob
-#                  appends, when root on Linux >= 6.9; opt-in)
-#   mnemofs-nopt   the same with --no-passthrough (the default): all data
-#                  through the daemon
+#   mnemofs        a fresh store mounted with mnemofs mount (FUSE
+#                  passthrough for files just created and blob appends,
+#                  when root on Linux >= 6.9)
+#   mnemofs-nopt   the same with --no-passthrough: all data through the
+#                  daemon
 #   loopback-1p    stock loopback with GOMAXPROCS=1: the scheduler setting
 #                  mnemofs gives itself on 2 CPUs (cmd/mnemofs leaveACPU)
 #
@@ -110,7 +110,7 @@ wait_for "$SCRATCH/loopback-nopt.log" "Mounted!" "$NP_PID"
 GOMAXPROCS=1 "$BIN/loopback" $direct "$SCRATCH/l1-mnt" "$SCRATCH/l1-orig" >"$SCRATCH/loopback-1p.log" 2>&1 &
 L1_PID=$!
 wait_for "$SCRATCH/loopback-1p.log" "Mounted!" "$L1_PID"
-"$BIN/mnemofs" mount --passthrough --data "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" >"$SCRATCH/mnemofs.log" 2>&1 &
+"$BIN/mnemofs" mount --data "$SCRATCH/mn-data" "$SCRATCH/mn-mnt" >"$SCRATCH/mnemofs.log" 2>&1 &
 MN_PID=$!
 wait_for "$SCRATCH/mnemofs.log" "^mnemofs: mounted" "$MN_PID"
 "$BIN/mnemofs" mount --no-passthrough --data "$SCRATCH/mp-data" "$SCRATCH/mp-mnt" >"$SCRATCH/mnemofs-nopt.log" 2>&1 &

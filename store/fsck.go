@@ -241,10 +241,15 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 	sum := hex.EncodeToString(h.Sum(nil))
 	if rec == nil || rec.SHA256 != sum {
 		problem(func() error {
-			f := &openFile{ino: ino, truncFloor: ^uint64(0)}
-			f.modified = true
 			s.unlock()
 			defer s.mu.Lock()
+			release := s.hold(ino) // no open state meanwhile (passthrough_end.go)
+			if release == nil {
+				return fmt.Errorf("inode %d is open: run fsck again once it is closed", ino)
+			}
+			defer release()
+			f := &openFile{ino: ino, truncFloor: ^uint64(0)}
+			f.modified = true
 			return s.commit(f)
 		}, "inode %d: stored sha256 does not match its content", ino)
 	}

@@ -45,6 +45,8 @@ import (
 // same session. A file reopened meanwhile (the next append to a log) joins
 // it again. Then the session is settled: the sha256 of a large file is
 // computed, a small file's content moves back into the KV, the mark goes.
+// An open of the inode meanwhile waits for the end (passthrough_end.go):
+// an inode never has two open states.
 
 // PTKind says why an open may start a passthrough session.
 type PTKind int

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -22,22 +23,71 @@ func (s *Store) linger(f *openFile) {
 	s.lingering[f.ino] = f
 }
 
+// Ending a session, and settling an inode, happen while it has no open
+// state: Open waits for them (Store.ending). An open state made from the
+// committed inode meanwhile would be a second one for the same inode, and
+// the ending session's commit, of its own blob generation, could undo the
+// other's (and point the inode at a generation the other had replaced and
+// deleted).
+
+// testHookEnding, when set by a test, runs as a session starts ending.
+var testHookEnding atomic.Pointer[func(ino uint64)]
+
+// holdLocked marks ino as ending until the returned func is called.
+// Caller holds filesMu; ino has no open state and is not held.
+func (s *Store) holdLocked(ino uint64) (release func()) {
+	ch := make(chan struct{})
+	s.ending[ino] = ch
+	return func() {
+		s.filesMu.Lock()
+		delete(s.ending, ino)
+		s.filesMu.Unlock()
+		close(ch)
+	}
+}
+
+// hold marks ino as ending, when it has no open state, no lingering
+// session and is not held already; else it returns nil.
+func (s *Store) hold(ino uint64) (release func()) {
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	if s.files[ino] != nil || s.lingering[ino] != nil || s.ending[ino] != nil {
+		return nil
+	}
+	return s.holdLocked(ino)
+}
+
 // endSessions ends the sessions that have lingered for at least age.
 func (s *Store) endSessions(age time.Duration) {
 	now := time.Now()
-	var done []*openFile
+	var due []uint64
 	s.filesMu.Lock()
 	for ino, f := range s.lingering {
 		if now.Sub(f.lingerAt) >= age {
-			done = append(done, f)
-			delete(s.lingering, ino)
+			due = append(due, ino)
 		}
 	}
 	s.filesMu.Unlock()
-	for _, f := range done {
+	for _, ino := range due {
+		// Taken one at a time: one reopened meanwhile goes on.
+		s.filesMu.Lock()
+		f := s.lingering[ino]
+		var release func()
+		if f != nil {
+			delete(s.lingering, ino)
+			release = s.holdLocked(ino)
+		}
+		s.filesMu.Unlock()
+		if f == nil {
+			continue
+		}
+		if hook := testHookEnding.Load(); hook != nil {
+			(*hook)(ino)
+		}
 		if err := s.endSession(f); err != nil {
 			s.log.Printf("mnemofs: ending the passthrough session of inode %d: %v", f.ino, err)
 		}
+		release()
 		// A tick may end hundreds (a burst of new files): let waiting
 		// FUSE requests run between them, as maintenance does.
 		runtime.Gosched()
@@ -45,7 +95,7 @@ func (s *Store) endSessions(age time.Duration) {
 }
 
 // endSession commits what the kernel wrote last, closes the blob and
-// settles the inode. f is no longer registered.
+// settles the inode. f is no longer registered; the caller holds ino.
 func (s *Store) endSession(f *openFile) error {
 	f.mu.Lock()
 	ev, err := s.commitLocked(f) // after ptSync: the kernel's last writes
@@ -114,14 +164,22 @@ func (s *Store) endSession(f *openFile) error {
 // whether it did.
 func (s *Store) hashNow(ino uint64) bool {
 	s.filesMu.Lock()
+	if wait := s.ending[ino]; wait != nil {
+		s.filesMu.Unlock()
+		<-wait // being settled
+		return true
+	}
+	if s.files[ino] != nil {
+		s.filesMu.Unlock()
+		return false // being written: hashed when its session ends
+	}
 	f := s.lingering[ino]
 	delete(s.lingering, ino)
+	release := s.holdLocked(ino)
 	s.filesMu.Unlock()
+	defer release()
 	if f != nil {
 		return s.endSession(f) == nil
-	}
-	if s.openState(ino) != nil {
-		return false // being written: hashed when its session ends
 	}
 	return s.settle(ino, false, false) == nil
 }
@@ -158,7 +216,7 @@ func (s *Store) prefill(ino uint64, data []byte, version int) {
 // sha256 computed when it was left for later (or, after a crash, checked
 // against what the blob holds), a small file's content moved back into
 // the KV, and the live mark dropped. An inode open again is left to the
-// end of its new session.
+// end of its new session. The caller holds ino.
 func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	s.mu.Lock()
 	if s.openState(ino) != nil {
@@ -270,7 +328,13 @@ func (s *Store) settleMarked() error {
 		return err
 	}
 	for _, ino := range inos {
-		if err := s.settle(ino, true, true); err != nil {
+		release := s.hold(ino)
+		if release == nil {
+			continue // open, or its session lingers: settled at its end
+		}
+		err := s.settle(ino, true, true)
+		release()
+		if err != nil {
 			return err
 		}
 	}

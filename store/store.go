@@ -121,9 +121,12 @@ type Store struct {
 	// blobs holds large files' content; nil when Options.BlobDir is empty.
 	blobs *blobDir
 	// ptOn: passthrough sessions may start (passthrough.go); lingering
-	// holds the sessions whose last handle went (guarded by filesMu).
+	// holds the sessions whose last handle went, ending the inodes whose
+	// session is ending or being settled, which Open waits for (both
+	// guarded by filesMu).
 	ptOn      atomic.Bool
 	lingering map[uint64]*openFile
+	ending    map[uint64]chan struct{}
 
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
@@ -137,7 +140,7 @@ const idLease = 4096
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
-		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, dc: map[uint64]*listing{},
+		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, ending: map[uint64]chan struct{}{}, dc: map[uint64]*listing{},
 		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
 		recs: cache.NewFill[uint64, Record](4096)}
 	if s.now == nil {

@@ -34,7 +34,6 @@ func reservedNames() map[string]bool { return fusefs.ReservedNames() }
 func mountCmd() *cobra.Command {
 	var cfg fusefs.Config
 	var user, cacheSize, model string
-	var passthrough bool
 	c := &cobra.Command{
 		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] MOUNTPOINT",
 		Short: "mount the store at MOUNTPOINT (runs in the foreground; Ctrl-C unmounts)",
@@ -47,9 +46,6 @@ func mountCmd() *cobra.Command {
 			if err != nil || n > 1<<40 {
 				return fail("--cache-size needs a size such as 64MiB, 512KiB or 0 (off), got %q", cacheSize)
 			}
-			// Passthrough is opt-in: under CPU load a crash test lost an
-			// fsync'd file's content file with it on (BENCHMARKS.md).
-			cfg.NoPassthrough = cfg.NoPassthrough || !passthrough
 			return mount(args[0], cfg, user, int64(n), model)
 		},
 	}
@@ -59,8 +55,7 @@ func mountCmd() *cobra.Command {
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
-	c.Flags().BoolVar(&passthrough, "passthrough", false, "let the kernel read and write new files and appended large files in their content files itself (FUSE passthrough: root, Linux >= 6.9); experimental, off by default")
-	c.Flags().BoolVar(&cfg.NoPassthrough, "no-passthrough", false, "never use FUSE passthrough (the default; overrides --passthrough)")
+	c.Flags().BoolVar(&cfg.NoPassthrough, "no-passthrough", false, "never let the kernel read and write content files itself (FUSE passthrough, used when root on Linux >= 6.9): all data goes through mnemofs")
 	return c
 }
 

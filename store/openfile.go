@@ -1,0 +1,193 @@
+package store
+
+import (
+	"errors"
+	"hash"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Open states: one per inode with open handles, shared by them; Open
+// registers a handle, Release drops it and commits after the last.
+
+// openFile is the shared write state of one inode with open handles.
+type openFile struct {
+	ino uint64
+
+	// mu guards everything below. It is taken before Store.mu.
+	mu sync.Mutex
+	// refs counts open handles (Store.filesMu guards refs, not mu).
+	refs int
+	// dirty holds chunks changed since the last commit, by chunk index.
+	dirty      map[uint32][]byte
+	dirtyBytes int
+	// truncFloor: stored chunks at or past this offset are stale (the file
+	// was truncated below it since the last commit); MaxUint64 if none.
+	truncFloor uint64
+	// modified: content changed since the last commit.
+	modified bool
+	// appendOnly: every change since the last commit was an append.
+	appendOnly bool
+	// committedSize is the size at the last commit.
+	committedSize uint64
+	// storedEnd: no chunk at or past this offset is in the backend
+	// (committed size, raised by spills).
+	storedEnd uint64
+	// hash, when not nil, is the running SHA-256 of [0, hashPos): writes
+	// that continue at hashPos (sequential writes, appends) feed it, so a
+	// commit need not read the file back. Any other change drops it.
+	hash    hash.Hash
+	hashPos uint64
+	// hashTried: the saved hash state was looked for in this open.
+	hashTried bool
+	// settled: the metadata at committedSize cannot change by appending
+	// (closed front matter, or a name that carries none).
+	settled bool
+
+	// blob is the open content file when the content is in a blob or
+	// moves to one in this open (blob.go); blobGen is its generation.
+	// blobNew: it is not the committed generation yet (copied on write,
+	// or moved out of the KV chunks); the commit points the inode at it.
+	// dropChunks: the content moved out of the KV chunks, which the
+	// commit deletes.
+	blob       *os.File
+	blobGen    uint64
+	blobNew    bool
+	dropChunks bool
+	// spilled: dirty chunks were written ahead of the commit, so the KV
+	// no longer holds all of the committed content (no version is kept).
+	spilled bool
+
+	// pt: a passthrough session runs on blob (passthrough.go); ptSeen is
+	// what fstat said of the blob when last looked at; ptAppend: every
+	// handle of the session appends (the committed bytes stay as they
+	// are); ptMarked: the live mark is set; lingerAt: when the last
+	// handle went.
+	pt        atomic.Bool
+	ptSeen    ptStamp
+	ptAppend  bool
+	ptMarked  bool
+	ptTemp    bool // blob is an unnamed file (O_TMPFILE) not yet linked
+	ptWriters int  // open handles that may write below the end
+	lingerAt  time.Time
+	// lastCommit: when f was last committed; deferred: a close did not
+	// commit (an append soon after the last commit, passthrough.go).
+	lastCommit time.Time
+	deferred   bool
+}
+
+// Open registers an open handle of ino and returns nothing but an error; the
+// caller must call Release once. Reads also count as accesses.
+func (s *Store) Open(ino uint64, forRead bool) error {
+	for {
+		wait, err := s.open(ino, forRead)
+		if wait == nil {
+			return err
+		}
+		<-wait
+	}
+}
+
+// open is Open, or the channel to wait on when the passthrough session of
+// ino is ending: an open state made from the committed inode meanwhile
+// would be a second one, and the ending session's commit would point the
+// inode back at the blob generation it had replaced (passthrough_end.go).
+func (s *Store) open(ino uint64, forRead bool) (<-chan struct{}, error) {
+	// Under mu, so that an unlink or rename-over sees this handle and
+	// keeps the inode as an orphan rather than freeing it.
+	s.mu.Lock()
+	defer s.unlock()
+	i, err := s.inode(ino)
+	if err != nil {
+		return nil, err
+	}
+	if i.IsReg() && !s.Visible(ino) {
+		return nil, syscall.EACCES
+	}
+	s.icMu.RLock()
+	size := i.Size
+	s.icMu.RUnlock()
+	s.filesMu.Lock()
+	f := s.files[ino]
+	if f == nil {
+		if f = s.lingering[ino]; f != nil {
+			// The session of a moment ago (passthrough.go).
+			delete(s.lingering, ino)
+			s.files[ino] = f
+		} else if wait := s.ending[ino]; wait != nil {
+			s.filesMu.Unlock()
+			return wait, nil
+		}
+	}
+	if f == nil {
+		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, appendOnly: true}
+		s.files[ino] = f
+	}
+	f.refs++
+	s.filesMu.Unlock()
+	if forRead {
+		s.touch(ino)
+	}
+	return nil, nil
+}
+
+// Release drops one open handle. The last release of an unlinked inode
+// frees its content.
+func (s *Store) Release(ino uint64) error {
+	s.filesMu.Lock()
+	f := s.files[ino]
+	if f == nil {
+		s.filesMu.Unlock()
+		return nil
+	}
+	f.refs--
+	last := f.refs == 0
+	s.filesMu.Unlock()
+	if !last {
+		return nil
+	}
+	// Commit with f still registered: an Open meanwhile shares f (and
+	// its uncommitted state) rather than starting a second open state
+	// from the committed inode, and then keeps it.
+	var err error
+	if !s.deferFlush(f) { // else the session, lingering, commits soon
+		err = s.commit(f)
+	}
+	linked := false
+	if i, ierr := s.inode(ino); ierr == nil {
+		s.icMu.RLock()
+		linked = len(i.Links) > 0
+		s.icMu.RUnlock()
+	}
+	f.mu.Lock()
+	s.filesMu.Lock()
+	if f.refs == 0 && s.files[ino] == f {
+		delete(s.files, ino)
+		if f.pt.Load() && linked && err == nil {
+			s.linger(f)
+		} else if f.blob != nil {
+			f.blob.Close()
+			f.blob = nil
+		}
+	}
+	s.filesMu.Unlock()
+	f.mu.Unlock()
+	s.mu.Lock()
+	// Under mu, as Open registers: an open of the same (already unlinked)
+	// inode may have come in since the handle was dropped above.
+	if i, ierr := s.inode(ino); ierr == nil && len(i.Links) == 0 && !i.IsDir() && s.openState(ino) == nil {
+		err = errors.Join(err, s.purge(ino))
+	}
+	s.unlock()
+	return err
+}
+
+func (s *Store) openState(ino uint64) *openFile {
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	return s.files[ino]
+}

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"bytes"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestOpenWaitsForSessionEnd: an open that comes while a lingering
+// passthrough session is being ended waits for the end, rather than making
+// a second open state from the committed inode. With two, the ending
+// session's commit pointed the inode back at the blob generation the other
+// had just replaced by copy on write, which the next sync deleted: the
+// file's content was gone (the SIGKILL crash test found it under load).
+func TestOpenWaitsForSessionEnd(t *testing.T) {
+	s, kv := openPT(t, t.TempDir())
+	defer kv.Close()
+	defer s.Close()
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	i, err := s.Create(w.Ino, "big.bin", 0o644, Owner{})
+	must(t, err)
+	ino := i.Ino
+	must(t, s.Open(ino, false))
+	bf := s.Passthrough(ino, PTCreate, true, false)
+	if bf == nil {
+		t.Fatal("no session for a file just created")
+	}
+	old := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16) // larger than a chunk: linked as a blob
+	_, err = bf.WriteAt(old, 0)                                 // the kernel's write
+	must(t, err)
+	must(t, s.Fsync(ino))
+	must(t, s.Release(ino)) // the session lingers
+
+	// While the session ends, another handle overwrites the middle (copy
+	// on write to the next generation) and fsyncs.
+	patch := bytes.Repeat([]byte("X"), 4096)
+	want := bytes.Clone(old)
+	copy(want[1000:], patch)
+	other := make(chan error, 1)
+	finishedEarly := false
+	hook := func(ended uint64) {
+		if ended != ino {
+			return
+		}
+		go func() {
+			if err := s.Open(ino, false); err != nil {
+				other <- err
+				return
+			}
+			_, err := s.WriteAt(ino, patch, 1000)
+			if err == nil {
+				err = s.Fsync(ino)
+			}
+			if rerr := s.Release(ino); err == nil {
+				err = rerr
+			}
+			other <- err
+		}()
+		select {
+		case err := <-other:
+			finishedEarly = true
+			other <- err
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	testHookEnding.Store(&hook)
+	defer testHookEnding.Store(nil)
+	s.endSessions(0)
+	testHookEnding.Store(nil)
+	select {
+	case err := <-other:
+		must(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other handle is still waiting 10 s after the session ended")
+	}
+	if finishedEarly {
+		t.Error("an open went ahead while the session of its inode was ending")
+	}
+	s.endSessions(0)
+	must(t, s.Sync()) // deletes the replaced generations
+	if got := readAll(t, s, ino); !bytes.Equal(got, want) {
+		t.Fatalf("content after the overwrite: %d bytes, equal to the old content: %v", len(got), bytes.Equal(got, old))
+	}
+	a, err := s.Attr(ino)
+	must(t, err)
+	if a.Blob == 0 {
+		t.Fatal("large content not in a blob")
+	}
+	if _, err := os.Stat(s.blobs.path(ino, a.Blob)); err != nil {
+		t.Fatalf("the committed blob generation %d: %v", a.Blob, err)
+	}
+	r, err := s.Fsck(false)
+	must(t, err)
+	if len(r.Problems) > 0 {
+		t.Errorf("fsck: %v", r.Problems)
+	}
+}
