@@ -24,8 +24,18 @@ func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
 	f := s.openState(ino)
 	if f != nil {
 		f.mu.Lock()
-		defer f.mu.Unlock()
 		s.ptSync(f)
+		if f.blob == nil {
+			if i, err := s.inode(ino); err == nil && s.blobGenOf(i) != 0 {
+				// Committed content in a blob file, which f does not
+				// change: read it without f.mu, so that the kernel's
+				// readahead requests, sent together, reach the disk
+				// together.
+				f.mu.Unlock()
+				return s.readLocked(ino, nil, dest, uint64(off))
+			}
+		}
+		defer f.mu.Unlock()
 	}
 	if n, ok, err := s.readHot(ino, f, dest, uint64(off)); ok {
 		return n, err
