@@ -42,8 +42,10 @@ import (
 // After the last close the session lingers for ptLinger: go-fuse drops the
 // kernel's backing file only after the store's Release has returned, and
 // an open in between is given the same backing file, so it must find the
-// same session. A file reopened meanwhile (the next append to a log) joins
-// it again. Then the session is settled: the sha256 of a large file is
+// same session. (That gap is a few statements in go-fuse's Release; a
+// goroutine stalled there for longer than ptLinger would hand a later open
+// the old backing file.) A file reopened meanwhile (the next append to a
+// log) joins it again. Then the session is settled: the sha256 of a large file is
 // computed, a small file's content moves back into the KV, the mark goes.
 // An open of the inode meanwhile waits for the end (passthrough_end.go):
 // an inode never has two open states.
