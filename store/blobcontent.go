@@ -19,25 +19,34 @@ func (s *Store) blobGenOf(i *Inode) uint64 {
 	return i.Blob
 }
 
-// readCommittedBlob reads committed blob content of i when no open state
-// holds the file.
-func (s *Store) readCommittedBlob(i *Inode, gen uint64, dest []byte, off uint64) error {
+// readCommittedBlob reads committed blob content of ino (generation gen)
+// for a reader that holds no blob of it. It reports false, with no error,
+// when the content moved back into the KV meanwhile (fold).
+func (s *Store) readCommittedBlob(ino, gen uint64, dest []byte, off uint64) (bool, error) {
 	if s.blobs == nil {
-		return errors.New("store: content is in a blob file but the store has no blob directory")
+		return true, errors.New("store: content is in a blob file but the store has no blob directory")
 	}
 	for try := 0; ; try++ {
-		f, err := s.blobs.open(i.Ino, gen)
+		f, err := s.blobs.open(ino, gen)
 		if err == nil {
 			err = readBlob(f, dest, off)
 			f.Close()
-			return err
+			return true, err
 		}
-		// A commit may have just replaced the generation.
-		if now := s.blobGenOf(i); now == gen || try > 0 {
-			return err
-		} else {
-			gen = now
+		// A commit may have just replaced the generation (the cached
+		// inode is then another object: look it up again).
+		i, ierr := s.inode(ino)
+		if ierr != nil {
+			return true, err
 		}
+		now := s.blobGenOf(i)
+		if now == 0 {
+			return false, nil
+		}
+		if now == gen || try > 0 {
+			return true, err
+		}
+		gen = now
 	}
 }
 
@@ -47,6 +56,13 @@ func (s *Store) readCommittedBlob(i *Inode, gen uint64, dest []byte, off uint64)
 func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 	if f.blob != nil {
 		return nil
+	}
+	if cur, err := s.inode(f.ino); err == nil {
+		// The cached inode now: a caller's may predate its Open, which
+		// may have waited for a passthrough session to end and settle
+		// (fold moves small content back into the KV and retires the
+		// blob).
+		i = cur
 	}
 	if gen := s.blobGenOf(i); gen != 0 {
 		bf, err := s.blobs.open(f.ino, gen)

@@ -64,7 +64,9 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 	gen := i.Blob
 	s.icMu.RUnlock()
 	if gen != 0 {
-		return n, s.readCommittedBlob(i, gen, dest, off)
+		if inBlob, err := s.readCommittedBlob(ino, gen, dest, off); inBlob {
+			return n, err
+		}
 	}
 	err = s.kv.View(func(t backend.Txn) error {
 		for pos := off; pos < end; {

@@ -243,7 +243,10 @@ func (s *Store) overwrite(ino uint64, data []byte) error {
 		return errors.Join(err, s.Release(ino))
 	}
 	f.mu.Lock()
-	err = s.truncateLocked(f, i, 0)
+	i, err = s.inode(ino) // the cached inode now, not the one before Open
+	if err == nil {
+		err = s.truncateLocked(f, i, 0)
+	}
 	f.mu.Unlock()
 	if err == nil {
 		_, err = s.WriteAt(ino, data, 0)

@@ -72,6 +72,9 @@ func (s *Store) endSessions(age time.Duration) {
 		// Taken one at a time: one reopened meanwhile goes on.
 		s.filesMu.Lock()
 		f := s.lingering[ino]
+		if f != nil && time.Since(f.lingerAt) < age {
+			f = nil // reopened and released since: lingers anew
+		}
 		var release func()
 		if f != nil {
 			delete(s.lingering, ino)
@@ -160,8 +163,9 @@ func (s *Store) endSession(f *openFile) error {
 }
 
 // hashNow settles ino at once if it was written in a passthrough session
-// that has ended (or lingers), so that its sha256 is known. It reports
-// whether it did.
+// that has ended (or has lingered for ptLinger), so that its sha256 is
+// known. It reports whether it did; if not, the caller hashes what the
+// file holds now.
 func (s *Store) hashNow(ino uint64) bool {
 	s.filesMu.Lock()
 	if wait := s.ending[ino]; wait != nil {
@@ -174,6 +178,12 @@ func (s *Store) hashNow(ino uint64) bool {
 		return false // being written: hashed when its session ends
 	}
 	f := s.lingering[ino]
+	if f != nil && time.Since(f.lingerAt) < ptLinger {
+		// Just released: the kernel may still hand the session's
+		// backing file to the next open (passthrough.go).
+		s.filesMu.Unlock()
+		return false
+	}
 	delete(s.lingering, ino)
 	release := s.holdLocked(ino)
 	s.filesMu.Unlock()

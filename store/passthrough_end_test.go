@@ -97,3 +97,105 @@ func TestOpenWaitsForSessionEnd(t *testing.T) {
 		t.Errorf("fsck: %v", r.Problems)
 	}
 }
+
+// TestReleasedAgainLingersAnew: a session that endSessions found due, but
+// which was reopened and released again before its turn came, lingers
+// anew instead of ending at once (go-fuse may still hand its backing
+// file to the next open).
+func TestReleasedAgainLingersAnew(t *testing.T) {
+	s, kv := openPT(t, t.TempDir())
+	defer kv.Close()
+	defer s.Close()
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	var inos []uint64
+	for _, n := range []string{"a", "b"} {
+		i, err := s.Create(w.Ino, n, 0o644, Owner{})
+		must(t, err)
+		must(t, s.Open(i.Ino, false))
+		bf := s.Passthrough(i.Ino, PTCreate, true, false)
+		if bf == nil {
+			t.Fatal("no session for a file just created")
+		}
+		_, err = bf.WriteAt([]byte("hello"), 0)
+		must(t, err)
+		must(t, s.Release(i.Ino))
+		inos = append(inos, i.Ino)
+	}
+	time.Sleep(60 * time.Millisecond)
+	var other uint64
+	hook := func(ino uint64) {
+		if other != 0 {
+			return
+		}
+		other = inos[0]
+		if ino == inos[0] {
+			other = inos[1]
+		}
+		must(t, s.Open(other, false)) // revives the session
+		must(t, s.Release(other))     // which lingers again from now
+	}
+	testHookEnding.Store(&hook)
+	defer testHookEnding.Store(nil)
+	s.endSessions(50 * time.Millisecond)
+	testHookEnding.Store(nil)
+	s.filesMu.Lock()
+	_, still := s.lingering[other]
+	s.filesMu.Unlock()
+	if !still {
+		t.Errorf("the session of inode %d, released again just now, ended without lingering", other)
+	}
+}
+
+// TestOverwriteAfterSessionEnd: an import overwrite whose Open waited for
+// a session to end works on the inode as the end left it (the end folded
+// the truncated content back into the KV and retired the blob), not on
+// the one it read before.
+func TestOverwriteAfterSessionEnd(t *testing.T) {
+	s, kv := openPT(t, t.TempDir())
+	defer kv.Close()
+	defer s.Close()
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	i, err := s.Create(w.Ino, "log", 0o644, Owner{})
+	must(t, err)
+	ino := i.Ino
+	must(t, s.Open(ino, false))
+	bf := s.Passthrough(ino, PTCreate, true, false)
+	if bf == nil {
+		t.Fatal("no session for a file just created")
+	}
+	_, err = bf.WriteAt(bytes.Repeat([]byte("x"), 200<<10), 0)
+	must(t, err)
+	must(t, s.Release(ino))
+	s.endSessions(0)
+	// An append session, truncated to zero in place.
+	must(t, s.Open(ino, false))
+	if s.Passthrough(ino, PTAppend, true, true) == nil {
+		t.Fatal("no session for an append to a blob")
+	}
+	must(t, s.Truncate(ino, 0))
+	must(t, s.Release(ino))
+	done := make(chan error, 1)
+	hook := func(ended uint64) {
+		if ended != ino {
+			return
+		}
+		go func() { done <- s.overwrite(ino, []byte("new content")) }()
+		time.Sleep(100 * time.Millisecond) // the overwrite's Open waits
+	}
+	testHookEnding.Store(&hook)
+	defer testHookEnding.Store(nil)
+	s.endSessions(0)
+	testHookEnding.Store(nil)
+	must(t, <-done)
+	must(t, s.Sync()) // deletes the retired generations
+	if got := readAll(t, s, ino); string(got) != "new content" {
+		t.Errorf("content after the overwrite and a sync: %q", got)
+	}
+	r, err := s.Fsck(false)
+	must(t, err)
+	if len(r.Problems) > 0 {
+		t.Errorf("fsck: %v", r.Problems)
+	}
+}
