@@ -7,6 +7,29 @@ import (
 	"time"
 )
 
+// ptWritten creates working/name, writes data into it as the kernel does
+// in a passthrough session, and releases it; the session lingers. fsync
+// commits before the release, as a writer's fsync would.
+func ptWritten(t *testing.T, s *Store, name string, data []byte, fsync bool) uint64 {
+	t.Helper()
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	i, err := s.Create(w.Ino, name, 0o644, Owner{})
+	must(t, err)
+	must(t, s.Open(i.Ino, false))
+	bf := s.Passthrough(i.Ino, PTCreate, true, false)
+	if bf == nil {
+		t.Fatal("no session for a file just created")
+	}
+	_, err = bf.WriteAt(data, 0) // the kernel's write
+	must(t, err)
+	if fsync {
+		must(t, s.Fsync(i.Ino))
+	}
+	must(t, s.Release(i.Ino))
+	return i.Ino
+}
+
 // TestOpenWaitsForSessionEnd: an open that comes while a lingering
 // passthrough session is being ended waits for the end, rather than making
 // a second open state from the committed inode. With two, the ending
@@ -17,21 +40,8 @@ func TestOpenWaitsForSessionEnd(t *testing.T) {
 	s, kv := openPT(t, t.TempDir())
 	defer kv.Close()
 	defer s.Close()
-	w, err := s.Lookup(RootIno, "working")
-	must(t, err)
-	i, err := s.Create(w.Ino, "big.bin", 0o644, Owner{})
-	must(t, err)
-	ino := i.Ino
-	must(t, s.Open(ino, false))
-	bf := s.Passthrough(ino, PTCreate, true, false)
-	if bf == nil {
-		t.Fatal("no session for a file just created")
-	}
 	old := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16) // larger than a chunk: linked as a blob
-	_, err = bf.WriteAt(old, 0)                                 // the kernel's write
-	must(t, err)
-	must(t, s.Fsync(ino))
-	must(t, s.Release(ino)) // the session lingers
+	ino := ptWritten(t, s, "big.bin", old, true)
 
 	// While the session ends, another handle overwrites the middle (copy
 	// on write to the next generation) and fsyncs.
@@ -106,22 +116,7 @@ func TestReleasedAgainLingersAnew(t *testing.T) {
 	s, kv := openPT(t, t.TempDir())
 	defer kv.Close()
 	defer s.Close()
-	w, err := s.Lookup(RootIno, "working")
-	must(t, err)
-	var inos []uint64
-	for _, n := range []string{"a", "b"} {
-		i, err := s.Create(w.Ino, n, 0o644, Owner{})
-		must(t, err)
-		must(t, s.Open(i.Ino, false))
-		bf := s.Passthrough(i.Ino, PTCreate, true, false)
-		if bf == nil {
-			t.Fatal("no session for a file just created")
-		}
-		_, err = bf.WriteAt([]byte("hello"), 0)
-		must(t, err)
-		must(t, s.Release(i.Ino))
-		inos = append(inos, i.Ino)
-	}
+	inos := []uint64{ptWritten(t, s, "a", []byte("hello"), false), ptWritten(t, s, "b", []byte("hello"), false)}
 	time.Sleep(60 * time.Millisecond)
 	var other uint64
 	hook := func(ino uint64) {
@@ -155,19 +150,7 @@ func TestOverwriteAfterSessionEnd(t *testing.T) {
 	s, kv := openPT(t, t.TempDir())
 	defer kv.Close()
 	defer s.Close()
-	w, err := s.Lookup(RootIno, "working")
-	must(t, err)
-	i, err := s.Create(w.Ino, "log", 0o644, Owner{})
-	must(t, err)
-	ino := i.Ino
-	must(t, s.Open(ino, false))
-	bf := s.Passthrough(ino, PTCreate, true, false)
-	if bf == nil {
-		t.Fatal("no session for a file just created")
-	}
-	_, err = bf.WriteAt(bytes.Repeat([]byte("x"), 200<<10), 0)
-	must(t, err)
-	must(t, s.Release(ino))
+	ino := ptWritten(t, s, "log", bytes.Repeat([]byte("x"), 200<<10), false)
 	s.endSessions(0)
 	// An append session, truncated to zero in place.
 	must(t, s.Open(ino, false))
