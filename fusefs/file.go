@@ -61,8 +61,14 @@ func (f *fileNode) open(flags uint32, kind store.PTKind) (fs.FileHandle, uint32,
 	h.pt = f.fsys.st.Passthrough(f.ino, kind, writes, h.append)
 	h.ptWriter = h.pt != nil && writes && !h.append
 	// Every change goes through this mount or is announced with
-	// NotifyContent, so the page cache stays valid across opens. (go-fuse
-	// drops KEEP_CACHE when the kernel uses a backing file.)
+	// NotifyContent, so the page cache stays valid across opens; while
+	// such an announcement is still queued (the end of a passthrough
+	// session, whose writes bypassed the cache), the kernel drops the
+	// cache at open instead. (go-fuse drops KEEP_CACHE when the kernel
+	// uses a backing file.)
+	if f.fsys.notify.ContentPending(f.ino) {
+		return h, 0, 0
+	}
 	return h, fuse.FOPEN_KEEP_CACHE, 0
 }
 

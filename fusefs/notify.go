@@ -11,12 +11,15 @@ import (
 // one goroutine, so no lock of the store or of a FUSE handler is held while
 // the kernel is told (the kernel may call back into the filesystem).
 type Notifier struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	queue  []event
-	fsys   *FS
-	closed bool
-	done   chan struct{}
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue []event
+	// pending counts the queued content invalidations per inode: an open
+	// meanwhile must not keep the kernel's cached pages (ContentPending).
+	pending map[uint64]int
+	fsys    *FS
+	closed  bool
+	done    chan struct{}
 }
 
 type event struct {
@@ -42,7 +45,7 @@ func (n *Notifier) Prefill(ino uint64, data []byte) {
 
 // NewNotifier returns a notifier; it sends nothing until Mount attaches it.
 func NewNotifier() *Notifier {
-	n := &Notifier{done: make(chan struct{})}
+	n := &Notifier{done: make(chan struct{}), pending: map[uint64]int{}}
 	n.cond = sync.NewCond(&n.mu)
 	return n
 }
@@ -57,7 +60,27 @@ func (n *Notifier) push(e event) {
 	n.mu.Lock()
 	if !n.closed && n.fsys != nil && len(n.queue) < 1<<16 {
 		n.queue = append(n.queue, e)
+		if e.content {
+			n.pending[e.parent]++
+		}
 		n.cond.Signal()
+	}
+	n.mu.Unlock()
+}
+
+// ContentPending reports whether an invalidation of the content of ino
+// is queued and not yet sent.
+func (n *Notifier) ContentPending(ino uint64) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.pending[ino] > 0
+}
+
+// sent drops the pending mark of a content invalidation just sent.
+func (n *Notifier) sent(ino uint64) {
+	n.mu.Lock()
+	if n.pending[ino]--; n.pending[ino] <= 0 {
+		delete(n.pending, ino)
 	}
 	n.mu.Unlock()
 }
@@ -98,14 +121,13 @@ func (n *Notifier) run() {
 		n.mu.Unlock()
 		for _, e := range batch {
 			v, ok := n.fsys.live.Load(e.parent)
-			if !ok {
-				continue // the kernel holds nothing to invalidate
-			}
-			in := v.(*fs.Inode)
+			if ok && e.content {
+				v.(*fs.Inode).NotifyContent(0, 0)
+			} else if ok {
+				v.(*fs.Inode).NotifyEntry(e.name)
+			} // else the kernel holds nothing to invalidate
 			if e.content {
-				in.NotifyContent(0, 0)
-			} else {
-				in.NotifyEntry(e.name)
+				n.sent(e.parent)
 			}
 		}
 	}
