@@ -16,7 +16,10 @@ type Notifier struct {
 	queue []event
 	// pending counts the queued content invalidations per inode: an open
 	// meanwhile must not keep the kernel's cached pages (ContentPending).
+	// dropped are inodes whose invalidation a full queue dropped: the
+	// next open drops the pages instead.
 	pending map[uint64]int
+	dropped map[uint64]bool
 	fsys    *FS
 	closed  bool
 	done    chan struct{}
@@ -45,7 +48,7 @@ func (n *Notifier) Prefill(ino uint64, data []byte) {
 
 // NewNotifier returns a notifier; it sends nothing until Mount attaches it.
 func NewNotifier() *Notifier {
-	n := &Notifier{done: make(chan struct{}), pending: map[uint64]int{}}
+	n := &Notifier{done: make(chan struct{}), pending: map[uint64]int{}, dropped: map[uint64]bool{}}
 	n.cond = sync.NewCond(&n.mu)
 	return n
 }
@@ -64,15 +67,22 @@ func (n *Notifier) push(e event) {
 			n.pending[e.parent]++
 		}
 		n.cond.Signal()
+	} else if !n.closed && n.fsys != nil && e.content {
+		n.dropped[e.parent] = true
 	}
 	n.mu.Unlock()
 }
 
 // ContentPending reports whether an invalidation of the content of ino
-// is queued and not yet sent.
+// is queued and not yet sent, or was dropped (the caller then drops the
+// kernel's cached pages itself).
 func (n *Notifier) ContentPending(ino uint64) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.dropped[ino] {
+		delete(n.dropped, ino)
+		return true
+	}
 	return n.pending[ino] > 0
 }
 

@@ -22,6 +22,14 @@ func TestContentPending(t *testing.T) {
 	if n.ContentPending(6) {
 		t.Fatal("an inode with nothing queued is pending")
 	}
+	// A full queue drops an invalidation: the next open is told once.
+	for len(n.queue) < 1<<16 {
+		n.Entry(1, "y")
+	}
+	n.Content(7)
+	if !n.ContentPending(7) || n.ContentPending(7) {
+		t.Fatal("a dropped content invalidation is not reported once")
+	}
 	go n.run()
 	defer n.stop()
 	deadline := time.Now().Add(5 * time.Second)

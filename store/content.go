@@ -44,31 +44,35 @@ func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
 }
 
 func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (int, error) {
-	i, err := s.inode(ino)
-	if err != nil {
-		return 0, err
-	}
-	s.icMu.RLock()
-	size := i.Size
-	s.icMu.RUnlock()
-	if off >= size {
-		return 0, nil
-	}
-	end := min(size, off+uint64(len(dest)))
-	n := int(end - off)
-	dest = dest[:n]
-	if f != nil && f.blob != nil {
-		return n, readBlob(f.blob, dest, off)
-	}
-	s.icMu.RLock()
-	gen := i.Blob
-	s.icMu.RUnlock()
-	if gen != 0 {
-		if inBlob, err := s.readCommittedBlob(ino, gen, dest, off); inBlob {
+	var end uint64
+	for {
+		i, err := s.inode(ino)
+		if err != nil {
+			return 0, err
+		}
+		s.icMu.RLock()
+		size, gen := i.Size, i.Blob
+		s.icMu.RUnlock()
+		if off >= size {
+			return 0, nil
+		}
+		end = min(size, off+uint64(len(dest)))
+		n := int(end - off)
+		if f != nil && f.blob != nil {
+			return n, readBlob(f.blob, dest[:n], off)
+		}
+		if gen == 0 {
+			break
+		}
+		if inBlob, err := s.readCommittedBlob(ino, gen, dest[:n], off); inBlob {
 			return n, err
 		}
+		// Moved into the KV meanwhile (fold): the size may have
+		// changed since, too.
 	}
-	err = s.kv.View(func(t backend.Txn) error {
+	n := int(end - off)
+	dest = dest[:n]
+	err := s.kv.View(func(t backend.Txn) error {
 		for pos := off; pos < end; {
 			idx := uint32(pos / ChunkSize)
 			cstart := uint64(idx) * ChunkSize

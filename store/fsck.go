@@ -27,8 +27,10 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	if err := s.flushAccess(); err != nil {
 		return nil, err
 	}
-	// Passthrough sessions that ended settle first (passthrough.go).
-	s.endSessions(0)
+	// Passthrough sessions that ended settle first (passthrough.go);
+	// one released less than ptLinger ago lingers on (the kernel may
+	// still hand its backing file to the next open) and is skipped.
+	s.endSessions(ptLinger)
 	if err := s.settleMarked(); err != nil {
 		return nil, err
 	}
@@ -208,7 +210,7 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 			problem(func() error { return s.kvDelete(backend.ChunkKey(ino, c)) }, "inode %d has chunk %d past its size %d", ino, c, i.Size)
 		}
 	}
-	if s.openState(ino) != nil {
+	if s.openState(ino) != nil || s.lingers(ino) {
 		return // being written: metadata is brought up to date at close
 	}
 	if i.Size > HashMax && (rec == nil || rec.SHA256 == "") {

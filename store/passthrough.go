@@ -243,14 +243,16 @@ func (s *Store) deferFlush(f *openFile) bool {
 	return true
 }
 
-// commitDeferred commits the open files whose close left the commit for
+// commitDeferred commits the open files (and lingering sessions) whose close left the commit for
 // later, when it is older than age (or ino's alone, when ino is not 0).
 func (s *Store) commitDeferred(ino uint64, age time.Duration) {
 	var due []*openFile
 	s.filesMu.Lock()
-	for i, f := range s.files {
-		if (ino == 0 || i == ino) && f.pt.Load() {
-			due = append(due, f)
+	for _, m := range []map[uint64]*openFile{s.files, s.lingering} {
+		for i, f := range m {
+			if (ino == 0 || i == ino) && f.pt.Load() {
+				due = append(due, f)
+			}
 		}
 	}
 	s.filesMu.Unlock()

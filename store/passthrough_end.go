@@ -57,6 +57,13 @@ func (s *Store) hold(ino uint64) (release func()) {
 	return s.holdLocked(ino)
 }
 
+// lingers reports whether the passthrough session of ino lingers.
+func (s *Store) lingers(ino uint64) bool {
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	return s.lingering[ino] != nil
+}
+
 // endSessions ends the sessions that have lingered for at least age.
 func (s *Store) endSessions(age time.Duration) {
 	now := time.Now()

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -26,6 +27,7 @@ func ptWritten(t *testing.T, s *Store, name string, data []byte, fsync bool) uin
 	if fsync {
 		must(t, s.Fsync(i.Ino))
 	}
+	s.PassthroughClosed(i.Ino) // as fusefs does for a writing handle
 	must(t, s.Release(i.Ino))
 	return i.Ino
 }
@@ -180,5 +182,33 @@ func TestOverwriteAfterSessionEnd(t *testing.T) {
 	must(t, err)
 	if len(r.Problems) > 0 {
 		t.Errorf("fsck: %v", r.Problems)
+	}
+}
+
+// TestDeferredCommitOfLingeringSession: the xattrs of a file whose last
+// close left its commit for later (an append soon after the previous
+// commit) and whose session now lingers report the appended content: the
+// sha256 agrees with the size.
+func TestDeferredCommitOfLingeringSession(t *testing.T) {
+	s, kv := openPT(t, t.TempDir())
+	defer kv.Close()
+	defer s.Close()
+	data := bytes.Repeat([]byte("event\n"), 7000) // 42 KB: a blob
+	ino := ptWritten(t, s, "events.log", data, false)
+	must(t, s.Open(ino, false)) // an append joins the lingering session
+	bf := s.Passthrough(ino, PTAppend, true, true)
+	if bf == nil {
+		t.Fatal("an append did not join the session")
+	}
+	_, err := bf.WriteAt([]byte("late\n"), int64(len(data)))
+	must(t, err)
+	data = append(data, "late\n"...)
+	must(t, s.Release(ino)) // within ptDefer of the commit: deferred
+	size, err := s.GetXattr(ino, SystemXattrPrefix+"size")
+	must(t, err)
+	sum, err := s.GetXattr(ino, SystemXattrPrefix+"sha256")
+	must(t, err)
+	if string(size) != strconv.Itoa(len(data)) || string(sum) != sha(data) {
+		t.Errorf("xattrs size %s sha256 %s, want %d %s", size, sum, len(data), sha(data))
 	}
 }
