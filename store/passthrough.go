@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -243,19 +244,23 @@ func (s *Store) deferFlush(f *openFile) bool {
 	return true
 }
 
-// commitDeferred commits the open files (and lingering sessions) whose close left the commit for
-// later, when it is older than age (or ino's alone, when ino is not 0).
+// commitDeferred commits the open files and lingering sessions whose close
+// left the commit for later, when it is older than age (or ino's alone,
+// when ino is not 0).
 func (s *Store) commitDeferred(ino uint64, age time.Duration) {
 	var due []*openFile
 	s.filesMu.Lock()
-	for _, m := range []map[uint64]*openFile{s.files, s.lingering} {
-		for i, f := range m {
-			if (ino == 0 || i == ino) && f.pt.Load() {
+	if ino != 0 { // a lookup, not a scan: getxattr asks
+		due = append(due, s.files[ino], s.lingering[ino])
+	} else {
+		for _, m := range []map[uint64]*openFile{s.files, s.lingering} {
+			for _, f := range m {
 				due = append(due, f)
 			}
 		}
 	}
 	s.filesMu.Unlock()
+	due = slices.DeleteFunc(due, func(f *openFile) bool { return f == nil || !f.pt.Load() })
 	for _, f := range due {
 		f.mu.Lock()
 		do := f.deferred && time.Since(f.lastCommit) >= age

@@ -103,11 +103,7 @@ func TestOpenWaitsForSessionEnd(t *testing.T) {
 	if _, err := os.Stat(s.blobs.path(ino, a.Blob)); err != nil {
 		t.Fatalf("the committed blob generation %d: %v", a.Blob, err)
 	}
-	r, err := s.Fsck(false)
-	must(t, err)
-	if len(r.Problems) > 0 {
-		t.Errorf("fsck: %v", r.Problems)
-	}
+	fsckClean(t, s)
 }
 
 // TestReleasedAgainLingersAnew: a session that endSessions found due, but
@@ -178,11 +174,7 @@ func TestOverwriteAfterSessionEnd(t *testing.T) {
 	if got := readAll(t, s, ino); string(got) != "new content" {
 		t.Errorf("content after the overwrite and a sync: %q", got)
 	}
-	r, err := s.Fsck(false)
-	must(t, err)
-	if len(r.Problems) > 0 {
-		t.Errorf("fsck: %v", r.Problems)
-	}
+	fsckClean(t, s)
 }
 
 // TestDeferredCommitOfLingeringSession: the xattrs of a file whose last

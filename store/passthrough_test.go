@@ -71,11 +71,7 @@ func TestPassthroughSessionStore(t *testing.T) {
 	if in, err := s.Info(i.Ino); err != nil || in.SHA256 != sha([]byte("kernel bytes")) {
 		t.Errorf("sha256 %q, %v", in.SHA256, err)
 	}
-	r, err := s.Fsck(false)
-	must(t, err)
-	if len(r.Problems) > 0 {
-		t.Errorf("fsck: %v", r.Problems)
-	}
+	fsckClean(t, s)
 }
 
 // TestPassthroughCrashRecovery: a large file committed by fsync and then
@@ -117,11 +113,7 @@ func TestPassthroughCrashRecovery(t *testing.T) {
 	if got := readAll(t, s2, i.Ino); !bytes.Equal(got, data) {
 		t.Errorf("content after the restart: %d bytes", len(got))
 	}
-	r, err := s2.Fsck(false)
-	must(t, err)
-	if len(r.Problems) > 0 {
-		t.Errorf("fsck: %v", r.Problems)
-	}
+	fsckClean(t, s2)
 }
 
 // TestDeferredAppendAdopted: a close soon after a commit leaves its commit
@@ -169,9 +161,5 @@ func TestDeferredAppendAdopted(t *testing.T) {
 	if got := readAll(t, s2, i.Ino); !bytes.Equal(got, data) {
 		t.Errorf("content after the restart: %d bytes", len(got))
 	}
-	r, err := s2.Fsck(false)
-	must(t, err)
-	if len(r.Problems) > 0 {
-		t.Errorf("fsck: %v", r.Problems)
-	}
+	fsckClean(t, s2)
 }

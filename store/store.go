@@ -120,8 +120,8 @@ type Store struct {
 
 	// blobs holds large files' content; nil when Options.BlobDir is empty.
 	blobs *blobDir
-	// ptOn: passthrough sessions may start (passthrough.go); lingering
-	// holds the sessions whose last handle went, ending the inodes whose
+	// ptOn: passthrough sessions may start (passthrough.go). lingering
+	// holds the sessions whose last handle went; ending, the inodes whose
 	// session is ending or being settled, which Open waits for (both
 	// guarded by filesMu).
 	ptOn      atomic.Bool
