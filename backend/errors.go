@@ -19,4 +19,6 @@ var (
 	ErrNoSpace = errors.New("backend: no space left on device")
 	// ErrClosed is returned by Sync after Close.
 	ErrClosed = errors.New("backend: store is closed")
+	// ErrReadOnly is returned by every write through ReadOnly.
+	ErrReadOnly = errors.New("backend: store is open read-only")
 )

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
@@ -21,6 +22,8 @@ type Request struct {
 	Query  string `json:"query,omitempty"`
 	User   string `json:"user,omitempty"`
 	K      int    `json:"k,omitempty"`
+	// Data is the new policy of "policy-set".
+	Data []byte `json:"data,omitempty"`
 }
 
 // Progress reports work done out of total (total 0: unknown).
@@ -62,6 +65,17 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		return search(eng, req)
 	case "export":
 		return st.Export(req.Dest, req.From, store.ProgressFunc(p))
+	case "policy-show":
+		b, err := st.PolicyBytes()
+		if err == nil && len(b) == 0 {
+			b = policy.Marshal(policy.Default())
+		}
+		return string(b), err
+	case "policy-set":
+		// Only the operator reaches this: the control socket serves its
+		// owner and root alone, and a CLI without a mount is the data
+		// directory's owner.
+		return nil, st.SetPolicy(req.Data)
 	}
 	return nil, fmt.Errorf("unknown operation %q", req.Op)
 }

@@ -24,6 +24,8 @@ func errno(err error) syscall.Errno {
 		return syscall.EFBIG
 	case errors.Is(err, backend.ErrNotFound):
 		return syscall.ENOENT
+	case errors.Is(err, backend.ErrReadOnly):
+		return syscall.EROFS
 	}
 	log.Printf("mnemofs: I/O error: %v", err)
 	return syscall.EIO

@@ -21,6 +21,12 @@ type FS struct {
 	dataDir  string
 	readOnly bool
 	eng      *views.Engine
+	// allowOther: other local users reach the mount; ownerUid is the
+	// mount's owner (reader.go).
+	allowOther bool
+	ownerUid   uint32
+	// rcache holds restricted readers' listings (reader.go).
+	rcache readerCache
 
 	// live maps a store inode number to the kernel-visible inode, for
 	// notifications. Entries are added when a node is handed to the kernel

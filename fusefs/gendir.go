@@ -6,6 +6,8 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // genDir is what every generated directory has: synthetic attributes and
@@ -14,11 +16,38 @@ import (
 type genDir struct {
 	fs.Inode
 	fsys *FS
+	// mirror, when set, is the real node whose owner and read and search
+	// bits the directory shows (the kernel then checks them for other
+	// users, as on the real path): a real directory, or for mirrorFile a
+	// file (whose read bits become read and search).
+	mirror     uint64
+	mirrorFile bool
 }
 
 func (g *genDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	genDirAttr(g.StableAttr().Ino, &out.Attr)
+	g.mirrorAttr(&out.Attr)
 	return 0
+}
+
+func (g *genDir) genDir() *genDir { return g }
+
+// mirrorAttr puts the owner and modes of g.mirror on a's.
+func (g *genDir) mirrorAttr(a *fuse.Attr) {
+	if g.mirror == 0 {
+		return
+	}
+	i, err := g.fsys.st.Attr(g.mirror)
+	if err != nil {
+		return
+	}
+	m := i.Mode & 0o555
+	if g.mirrorFile {
+		m = i.Mode & 0o444
+		m |= m >> 2 // read: read and search
+	}
+	a.Mode = syscall.S_IFDIR | m
+	a.Uid, a.Gid = i.Uid, i.Gid
 }
 
 func (g *genDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
@@ -47,14 +76,23 @@ func (g *genDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbe
 func (g *genDir) child(ctx context.Context, key string, ops fs.InodeEmbedder, out *fuse.EntryOut) *fs.Inode {
 	ino := synthIno(key)
 	genDirAttr(ino, &out.Attr)
+	if d, ok := ops.(interface{ genDir() *genDir }); ok {
+		d.genDir().mirrorAttr(&out.Attr)
+	}
 	// Views gain and lose names as memories change: never cache them.
 	out.SetEntryTimeout(uncached)
 	return g.NewInode(ctx, ops, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: ino})
 }
 
 // genFileChild returns a generated file below g.
-func (g *genDir) genFileChild(ctx context.Context, key string, gen func() ([]byte, error), out *fuse.EntryOut) *fs.Inode {
-	f := &genFile{fsys: g.fsys, gen: gen}
+func (g *genDir) genFileChild(ctx context.Context, key string, gen func(views.May) ([]byte, error), out *fuse.EntryOut) *fs.Inode {
+	return g.genFileAttrChild(ctx, key, gen, nil, out)
+}
+
+// genFileAttrChild is genFileChild for a file whose owner, mode and times
+// attr sets.
+func (g *genDir) genFileAttrChild(ctx context.Context, key string, gen func(views.May) ([]byte, error), attr func(*fuse.Attr), out *fuse.EntryOut) *fs.Inode {
+	f := &genFile{fsys: g.fsys, gen: gen, attr: attr}
 	ino := synthIno(key)
 	f.fillAttr(ino, &out.Attr)
 	out.SetEntryTimeout(uncached)

@@ -12,6 +12,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // historyDir is history/<dir>/: the real tree's directories, with each
@@ -34,9 +35,9 @@ func (h *historyDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	}
 	switch {
 	case a.IsDir():
-		return h.child(ctx, "/history"+p, &historyDir{genDir: genDir{fsys: h.fsys}, path: p}, out), 0
+		return h.child(ctx, "/history"+p, &historyDir{genDir: genDir{fsys: h.fsys, mirror: ino}, path: p}, out), 0
 	case a.IsReg():
-		return h.child(ctx, "/history"+p, &historyFile{genDir: genDir{fsys: h.fsys}, ino: ino, path: p}, out), 0
+		return h.child(ctx, "/history"+p, &historyFile{genDir: genDir{fsys: h.fsys, mirror: ino, mirrorFile: true}, ino: ino, path: p}, out), 0
 	}
 	return nil, syscall.ENOENT
 }
@@ -87,9 +88,30 @@ func (h *historyFile) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	if k > len(vs) {
 		return nil, syscall.ENOENT
 	}
-	n := vs[k-1].N
-	key := fmt.Sprintf("/history/%d/%d", h.ino, n)
-	return h.genFileChild(ctx, key, func() ([]byte, error) { return h.fsys.st.VersionContent(h.ino, n) }, out), 0
+	v := vs[k-1]
+	key := fmt.Sprintf("/history/%d/%d", h.ino, v.N)
+	gen := func(views.May) ([]byte, error) { return h.fsys.st.VersionContent(h.ino, v.N) }
+	return h.genFileAttrChild(ctx, key, gen, h.versionAttr(v), out), 0
+}
+
+// versionAttr gives a version file the owner and read bits the memory had
+// when that version was replaced (for a version kept before they were
+// recorded, the memory's own now), and its own time.
+func (h *historyFile) versionAttr(v store.Version) func(*fuse.Attr) {
+	uid, gid, mode := v.Uid, v.Gid, v.Mode
+	if !v.Known {
+		if i, err := h.fsys.st.Attr(h.ino); err == nil {
+			uid, gid, mode = i.Uid, i.Gid, i.Mode
+		}
+	}
+	return func(a *fuse.Attr) {
+		a.Uid, a.Gid = uid, gid
+		a.Mode = syscall.S_IFREG | mode&0o444
+		if v.Modified > 0 {
+			a.Mtime, a.Mtimensec = uint64(v.Modified/1e9), uint32(v.Modified%1e9)
+			a.Ctime, a.Ctimensec = uint64(v.Saved/1e9), uint32(v.Saved%1e9)
+		}
+	}
 }
 
 func (h *historyFile) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

@@ -22,10 +22,7 @@ func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	if name == "stats.json" && m.fsys.eng != nil {
-		return m.genFileChild(ctx, "/meta/"+name, func() ([]byte, error) { return m.fsys.eng.StatsJSON() }, out), 0
-	}
-	return m.genFileChild(ctx, "/meta/"+name, func() ([]byte, error) { return gen(m.fsys.st) }, out), 0
+	return m.genFileChild(ctx, "/meta/"+name, func(may views.May) ([]byte, error) { return gen(m.fsys.eng, may) }, out), 0
 }
 
 func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
@@ -39,11 +36,14 @@ func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 }
 
 // genFile is a generated read-only file. Each open takes a snapshot of the
-// content; reads are DIRECT_IO so the reported size (0) does not matter.
+// content, computed for the caller (reader.go); reads are DIRECT_IO so the
+// reported size (0) does not matter.
 type genFile struct {
 	fs.Inode
 	fsys *FS
-	gen  func() ([]byte, error)
+	gen  func(may views.May) ([]byte, error)
+	// attr, when set, gives the file its own owner, mode and times.
+	attr func(*fuse.Attr)
 }
 
 func (g *genFile) fillAttr(ino uint64, out *fuse.Attr) {
@@ -52,6 +52,9 @@ func (g *genFile) fillAttr(ino uint64, out *fuse.Attr) {
 	out.Nlink = 1
 	out.Uid, out.Gid = uint32(syscall.Getuid()), uint32(syscall.Getgid())
 	setGenTimes(out)
+	if g.attr != nil {
+		g.attr(out)
+	}
 }
 
 func (g *genFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -67,7 +70,7 @@ func (g *genFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
 		return nil, 0, syscall.EROFS // generated, as every name in the views
 	}
-	b, err := g.gen()
+	b, err := g.gen(g.fsys.reader(ctx))
 	if err != nil {
 		return nil, 0, errno(err)
 	}

@@ -46,7 +46,8 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 	if n == nil {
 		n = NewNotifier()
 	}
-	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n, eng: cfg.Views, log: cfg.Logger}
+	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n, eng: cfg.Views, log: cfg.Logger,
+		allowOther: cfg.AllowOther, ownerUid: uint32(os.Getuid())}
 	root := &rootNode{dirNode{node{fsys: f, ino: store.RootIno}}}
 	// Timeouts are set per reply (see ttl in fs.go): real nodes are
 	// cached, generated ones are not. Missing names are not cached

@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"syscall"
 
@@ -12,10 +13,14 @@ import (
 )
 
 // policyFile is meta/policy.yaml: the stored policy, or the defaults when
-// none was written. It is the one writable file under meta/: what is
-// written is checked when the file is closed (or fsynced) and stored only
-// when it parses; otherwise the close fails with EINVAL, the mount logs
-// why, and the old policy stays.
+// none was written. It is the one writable file under meta/, and only for
+// the store's operator: in a mount without --user and not read-only, by
+// the mount's owner (or root). A --user mount shows it read-only (0444):
+// the policy is store-wide, and a confined agent must not change what
+// happens to everyone's memories (SECURITY.md). What is written is checked
+// when the file is closed (or fsynced) and stored only when it parses;
+// otherwise the close fails with EINVAL, the mount logs why, and the old
+// policy stays.
 type policyFile struct {
 	fs.Inode
 	fsys *FS
@@ -26,11 +31,9 @@ type policyFile struct {
 	writers map[*policyHandle]bool
 }
 
-const policySetting = "policy"
-
 // current is the policy file's content.
 func (p *policyFile) current() ([]byte, error) {
-	b, err := p.fsys.st.Setting(policySetting)
+	b, err := p.fsys.st.PolicyBytes()
 	if err != nil || len(b) > 0 {
 		return b, err
 	}
@@ -40,7 +43,7 @@ func (p *policyFile) current() ([]byte, error) {
 
 func (p *policyFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	out.Ino = p.StableAttr().Ino
-	out.Mode = syscall.S_IFREG | 0o644
+	out.Mode = syscall.S_IFREG | p.fsys.policyMode()
 	out.Nlink = 1
 	out.Uid, out.Gid = uint32(syscall.Getuid()), uint32(syscall.Getgid())
 	setGenTimes(&out.Attr)
@@ -56,9 +59,11 @@ func (p *policyFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 }
 
 func (p *policyFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY
-	if write && p.fsys.readOnly {
-		return nil, 0, syscall.EROFS
+	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0
+	if write {
+		if err := p.fsys.mayWritePolicy(ctx); err != 0 {
+			return nil, 0, err
+		}
 	}
 	h := &policyHandle{p: p, writable: write}
 	if !write || flags&syscall.O_TRUNC == 0 {
@@ -81,8 +86,8 @@ func (p *policyFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 }
 
 func (p *policyFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if p.fsys.readOnly {
-		return syscall.EROFS
+	if err := p.fsys.mayWritePolicy(ctx); err != 0 {
+		return err
 	}
 	if size, ok := in.GetSize(); ok {
 		h, isOurs := fh.(*policyHandle)
@@ -101,7 +106,7 @@ func (p *policyFile) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Set
 			}
 		case size == 0:
 			// truncate -s 0 without an open file: back to the defaults.
-			if err := p.fsys.st.PutSetting(policySetting, nil); err != nil {
+			if err := p.fsys.st.SetPolicy(nil); err != nil {
 				return errno(err)
 			}
 		default:
@@ -171,12 +176,13 @@ func (h *policyHandle) Flush(ctx context.Context) syscall.Errno {
 	if !h.dirty {
 		return 0
 	}
-	if _, err := policy.Parse(h.data); err != nil {
+	if err := h.p.fsys.st.SetPolicy(h.data); err != nil {
+		var e syscall.Errno
+		if errors.As(err, &e) {
+			return e
+		}
 		h.p.fsys.logf("meta/policy.yaml refused, the old policy stays: %v", err)
 		return syscall.EINVAL
-	}
-	if err := h.p.fsys.st.PutSetting(policySetting, h.data); err != nil {
-		return errno(err)
 	}
 	h.dirty = false
 	return 0
@@ -197,10 +203,36 @@ func (m *metaDir) policyChild(ctx context.Context, out *fuse.EntryOut) *fs.Inode
 	f := &policyFile{fsys: m.fsys}
 	ino := synthIno("/meta/policy.yaml")
 	out.Ino = ino
-	out.Mode = syscall.S_IFREG | 0o644
+	out.Mode = syscall.S_IFREG | m.fsys.policyMode()
 	out.Nlink = 1
 	setGenTimes(&out.Attr)
 	out.SetEntryTimeout(uncached)
 	out.SetAttrTimeout(uncached)
 	return m.NewInode(ctx, f, fs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+}
+
+// policyMode is meta/policy.yaml's permission bits: writable by the owner
+// only where the operator may change it.
+func (f *FS) policyMode() uint32 {
+	if f.readOnly || f.st.User() != "" {
+		return 0o444
+	}
+	return 0o644
+}
+
+// mayWritePolicy refuses a change of the policy to anyone but the
+// operator: EROFS on a read-only mount, EACCES in a --user mount or for a
+// caller other than the mount's owner and root.
+func (f *FS) mayWritePolicy(ctx context.Context) syscall.Errno {
+	if f.readOnly {
+		return syscall.EROFS
+	}
+	if f.st.User() != "" {
+		f.logf("meta/policy.yaml: refused a change in a mount for user %s (the policy is the operator's: 'mnemofs policy set')", f.st.User())
+		return syscall.EACCES
+	}
+	if c, ok := fuse.FromContext(ctx); ok && c.Uid != 0 && c.Uid != f.ownerUid {
+		return syscall.EACCES
+	}
+	return 0
 }

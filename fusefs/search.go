@@ -55,7 +55,22 @@ type queryDir struct {
 // maxStale bounds how long one set of results answers lookups.
 const maxStale = time.Second
 
-func (d *queryDir) snapshot(fresh bool) []views.Result {
+// snapshot is the results for the caller: a restricted reader's are its
+// own (reader.go), kept for a moment like everyone else's.
+func (d *queryDir) snapshot(ctx context.Context, fresh bool) []views.Result {
+	if k, may := d.fsys.readerOf(ctx); may != nil {
+		key := k + "\x00q\x00" + d.key
+		compute := func() any { return d.fsys.eng.Search(d.q, d.scope().And(views.Filter{May: may})) }
+		if fresh {
+			d.fsys.rcache.forget(key)
+		}
+		return d.fsys.rcache.get(key, d.fsys.eng.Gen(), compute).([]views.Result)
+	}
+	return d.shared(fresh)
+}
+
+// shared is the results for unrestricted callers.
+func (d *queryDir) shared(fresh bool) []views.Result {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	gen := d.fsys.eng.Gen()
@@ -68,7 +83,7 @@ func (d *queryDir) snapshot(fresh bool) []views.Result {
 
 func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	defer observe(latSearch, time.Now())
-	rs := d.snapshot(true)
+	rs := d.snapshot(ctx, true)
 	list := []fuse.DirEntry{{Name: ".results", Mode: syscall.S_IFREG, Ino: synthIno(d.key + "/.results")}}
 	for _, r := range rs {
 		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: r.Ino, Mode: syscall.S_IFREG})
@@ -78,11 +93,14 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 
 func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if name == ".results" {
-		return d.genFileChild(ctx, d.key+"/.results", func() ([]byte, error) {
-			return views.ResultsText(d.q, d.snapshot(false)), nil
+		return d.genFileChild(ctx, d.key+"/.results", func(may views.May) ([]byte, error) {
+			if may != nil {
+				return views.ResultsText(d.q, d.fsys.eng.Search(d.q, d.scope().And(views.Filter{May: may}))), nil
+			}
+			return views.ResultsText(d.q, d.shared(false)), nil
 		}, out), 0
 	}
-	for _, r := range d.snapshot(false) {
+	for _, r := range d.snapshot(ctx, false) {
 		if views.EntryName(r) != name {
 			continue
 		}
@@ -110,8 +128,8 @@ func (c *contextDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if err != nil {
 		return nil, syscall.EINVAL
 	}
-	return c.genFileChild(ctx, c.key+"/"+name, func() ([]byte, error) {
-		return c.fsys.eng.Context(q, c.scope()), nil
+	return c.genFileChild(ctx, c.key+"/"+name, func(may views.May) ([]byte, error) {
+		return c.fsys.eng.Context(q, c.scope().And(views.Filter{May: may})), nil
 	}, out), 0
 }
 

@@ -36,7 +36,7 @@ func (v *valuesDir) filter(val string) views.Filter {
 }
 
 func (v *valuesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if !contains(v.fsys.eng.Values(v.field, views.Filter{}), name) {
+	if !v.fsys.hasValue(ctx, v.field, name) {
 		return nil, syscall.ENOENT
 	}
 	key := v.key + "/" + name
@@ -45,10 +45,39 @@ func (v *valuesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 
 func (v *valuesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	var list []fuse.DirEntry
-	for _, val := range v.fsys.eng.Values(v.field, views.Filter{}) {
+	for _, val := range v.fsys.values(ctx, v.field) {
 		list = append(list, dirEntry(val, v.key+"/"+val))
 	}
 	return fs.NewListDirStream(list), 0
+}
+
+// values lists the distinct values of field among the memories the caller
+// may see, sorted.
+func (f *FS) values(ctx context.Context, field string) []string {
+	return f.eng.Values(field, views.Filter{May: f.reader(ctx)})
+}
+
+// hasValue reports whether some memory the caller may see has value v of
+// field (a restricted reader's set is kept for a moment: readerCache).
+func (f *FS) hasValue(ctx context.Context, field, v string) bool {
+	if k, may := f.readerOf(ctx); may != nil {
+		set := f.rcache.get(k+"\x00"+field, f.eng.Gen(), func() any {
+			return valueSet(f.eng.Values(field, views.Filter{May: may}))
+		}).(map[string]bool)
+		return set[v]
+	}
+	return contains(f.eng.Values(field, views.Filter{}), v)
+}
+
+// dirsWith is eng.DirsWith(f) for the caller: a restricted reader's set is
+// kept for a moment under the view's key.
+func (fs *FS) dirsWith(ctx context.Context, viewKey string, f views.Filter) map[uint64]bool {
+	k, may := fs.readerOf(ctx)
+	if may == nil {
+		return fs.eng.DirsWith(f)
+	}
+	f = f.And(views.Filter{May: may})
+	return fs.rcache.get(k+"\x00dirs\x00"+viewKey, fs.eng.Gen(), func() any { return fs.eng.DirsWith(f) }).(map[uint64]bool)
 }
 
 // dateDir is a level of by-date/: years, months, days, then a view.
@@ -57,10 +86,10 @@ type dateDir struct {
 	prefix string // "", "2024", "2024/05"
 }
 
-func (d *dateDir) names() []string {
+func (d *dateDir) names(ctx context.Context) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, day := range d.fsys.eng.Values("date", views.Filter{}) {
+	for _, day := range d.fsys.values(ctx, "date") {
 		if d.prefix != "" && !strings.HasPrefix(day, d.prefix+"/") {
 			continue
 		}
@@ -75,7 +104,7 @@ func (d *dateDir) names() []string {
 }
 
 func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if !contains(d.names(), name) {
+	if !contains(d.names(ctx), name) {
 		return nil, syscall.ENOENT
 	}
 	p := strings.TrimPrefix(d.prefix+"/"+name, "/")
@@ -88,7 +117,7 @@ func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 
 func (d *dateDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	var list []fuse.DirEntry
-	for _, n := range d.names() {
+	for _, n := range d.names(ctx) {
 		list = append(list, dirEntry(n, "/by-date/"+strings.TrimPrefix(d.prefix+"/"+n, "/")))
 	}
 	return fs.NewListDirStream(list), 0
@@ -102,11 +131,12 @@ type viewDir struct {
 	scope scopeFn
 	real  uint64
 	key   string
-	root  bool // the top of a view also holds search/
+	view  string // the key of the view's top
+	root  bool   // the top of a view also holds search/
 }
 
 func newViewRoot(f *FS, scope scopeFn, key string) *viewDir {
-	return &viewDir{genDir: genDir{fsys: f}, scope: scope, real: store.RootIno, key: key, root: true}
+	return &viewDir{genDir: genDir{fsys: f}, scope: scope, real: store.RootIno, key: key, view: key, root: true}
 }
 
 func (v *viewDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -118,11 +148,11 @@ func (v *viewDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		return nil, errno(err)
 	}
 	v.fsys.eng.Ready()
-	f := v.scope()
+	f := v.scope().And(views.Filter{May: v.fsys.reader(ctx)})
 	switch {
-	case i.IsDir() && v.fsys.eng.DirsWith(f)[i.Ino]:
+	case i.IsDir() && v.fsys.dirsWith(ctx, v.view, v.scope())[i.Ino]:
 		key := v.key + "/" + name
-		return v.child(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys}, scope: v.scope, real: i.Ino, key: key}, out), 0
+		return v.child(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys, mirror: i.Ino}, scope: v.scope, real: i.Ino, key: key, view: v.view}, out), 0
 	case i.IsReg() && v.fsys.eng.MatchIno(i.Ino, f):
 		ch := v.fsys.newNode(ctx, v.EmbeddedInode(), &i, out)
 		out.SetEntryTimeout(uncached) // the memory may leave the view
@@ -137,8 +167,8 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		return nil, errno(err)
 	}
 	v.fsys.eng.Ready()
-	f := v.scope()
-	dirs := v.fsys.eng.DirsWith(f)
+	f := v.scope().And(views.Filter{May: v.fsys.reader(ctx)})
+	dirs := v.fsys.dirsWith(ctx, v.view, v.scope())
 	list := make([]fuse.DirEntry, 0, len(ents)+1)
 	for _, e := range ents {
 		switch e.Mode & syscall.S_IFMT {

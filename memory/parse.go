@@ -23,6 +23,10 @@ type Parsed struct {
 	// Err describes broken front matter or bad values; the bytes are kept
 	// as written regardless.
 	Err error
+	// Unreadable: the file has a metadata block that could not be read
+	// (not valid YAML or JSON, never closed, or over MaxParse), so whom
+	// it names is unknown; isolation hides such a memory (fails closed).
+	Unreadable bool
 }
 
 // HasMetadata reports whether files of this name can declare metadata
@@ -39,17 +43,39 @@ func HasMetadata(name string) bool {
 func Parse(name string, content []byte) Parsed {
 	var p Parsed
 	if len(content) > MaxParse {
+		if declaresMetadata(name, content) {
+			p.Err = fmt.Errorf("metadata not read: the file is over %d bytes", MaxParse)
+			p.Unreadable = true
+		}
 		return p
 	}
 	switch strings.ToLower(path.Ext(name)) {
 	case ".json":
 		p.Err = parseJSON(content, &p.Meta)
+		p.Unreadable = p.Err != nil && strings.HasPrefix(p.Err.Error(), "not valid JSON")
 	case ".jsonl", ".ndjson", ".log":
 		// Logs carry no file-level metadata.
 	default:
 		p.BodyOffset, p.Err = parseFrontMatter(content, &p.Meta)
+		p.Unreadable = p.Err != nil && len(p.Meta.Users) == 0 && errors.Is(p.Err, errUnreadable)
 	}
 	return p
+}
+
+// errUnreadable marks front matter that could not be read at all.
+var errUnreadable = errors.New("unreadable")
+
+// declaresMetadata reports whether content (too large to parse) starts
+// like a metadata block: front matter, or a JSON object.
+func declaresMetadata(name string, content []byte) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".jsonl", ".ndjson", ".log":
+		return false
+	case ".json":
+		return bytes.HasPrefix(bytes.TrimLeft(content, " \t\r\n"), []byte("{"))
+	}
+	first, _, _ := cutLine(content)
+	return strings.TrimRight(string(first), " \t\r") == "---"
 }
 
 func parseFrontMatter(content []byte, m *Meta) (int, error) {
@@ -71,11 +97,11 @@ func parseFrontMatter(content []byte, m *Meta) (int, error) {
 		rest = next
 	}
 	if end < 0 {
-		return 0, errors.New("front matter starts with --- but is never closed by a --- line")
+		return 0, fmt.Errorf("front matter starts with --- but is never closed by a --- line%w", errQuiet(errUnreadable))
 	}
 	var kv map[string]any
 	if err := yaml.Unmarshal(yml, &kv); err != nil {
-		return end, fmt.Errorf("front matter is not valid YAML: %v", yamlMsg(err))
+		return end, fmt.Errorf("front matter is not valid YAML: %v%w", yamlMsg(err), errQuiet(errUnreadable))
 	}
 	if errs := m.fromMap(kv); len(errs) > 0 {
 		return end, fmt.Errorf("front matter: %s", strings.Join(errs, "; "))
@@ -117,6 +143,14 @@ var recognised = map[string]struct{}{
 	"tags": {}, "topic": {}, "importance": {}, "importance_score": {}, "created": {},
 	"related": {}, "related_files": {}, "expires": {},
 }
+
+// quiet wraps an error without adding to the message.
+type quiet struct{ err error }
+
+func (q quiet) Error() string { return "" }
+func (q quiet) Unwrap() error { return q.err }
+
+func errQuiet(err error) error { return quiet{err} }
 
 func cutLine(b []byte) (line, rest []byte, ok bool) {
 	i := bytes.IndexByte(b, '\n')

@@ -31,15 +31,19 @@ type Policy struct {
 	Lifecycle     Lifecycle       `yaml:"lifecycle"`
 	Maintenance   Maintenance     `yaml:"maintenance"`
 	Health        Health          `yaml:"health"`
-	Consolidation Consolidation   `yaml:"consolidation"`
+	// Consolidation is the section older versions kept the consolidation
+	// command in. A policy lives in the store, where a --user mount or a
+	// shared store's other hosts could have written it, so it never names
+	// a program to run: commands are the operator's, in a host-local file
+	// (Operator, operator.go). A stored policy that still has the section
+	// loads with it dropped (ParseStored); a new one is refused (Parse).
+	Consolidation *legacyConsolidation `yaml:"consolidation,omitempty"`
 }
 
-// Consolidation writes summary.md for a session directory that has turns
-// and no summary: extractive by default, or the output of Command (run by
-// sh -c, the turns on its stdin) within Timeout.
-type Consolidation struct {
-	Command string   `yaml:"command"`
-	Timeout Duration `yaml:"timeout"`
+// legacyConsolidation is the consolidation section of older policies.
+type legacyConsolidation struct {
+	Command any `yaml:"command"`
+	Timeout any `yaml:"timeout"`
 }
 
 // Tree is the policy of one top-level directory.
@@ -96,16 +100,38 @@ func Default() Policy {
 			KnowledgeCold:      Duration(180 * 24 * time.Hour),
 			TrashRetention:     Duration(30 * 24 * time.Hour),
 		},
-		Maintenance:   Maintenance{Interval: Duration(time.Hour)},
-		Health:        Health{GrowthPerDayBytes: 1 << 30, FilesPerDir: 20000},
-		Consolidation: Consolidation{Timeout: Duration(time.Minute)},
+		Maintenance: Maintenance{Interval: Duration(time.Hour)},
+		Health:      Health{GrowthPerDayBytes: 1 << 30, FilesPerDir: 20000},
 	}
 }
 
-// Parse reads a policy. Keys left out keep their defaults; an unknown key,
-// a bad mode, a bad duration or a value out of range is an error that
+// ErrCommandInPolicy is returned by Parse for a policy that names a
+// program to run.
+var ErrCommandInPolicy = errors.New("policy: consolidation is not set here: commands run only when the operator names them in the host-local operator.yaml of the data directory (see SECURITY.md)")
+
+// Parse reads a policy about to be stored. Keys left out keep their
+// defaults; an unknown key, a bad mode, a bad duration, a value out of
+// range or a consolidation section (ErrCommandInPolicy) is an error that
 // names it. Empty input is the default policy.
 func Parse(b []byte) (Policy, error) {
+	p, err := parse(b)
+	if err == nil && p.Consolidation != nil {
+		return Policy{}, ErrCommandInPolicy
+	}
+	return p, err
+}
+
+// ParseStored reads a policy the store already holds. It is Parse, except
+// that the consolidation section of older versions is dropped, never
+// obeyed; dropped says so.
+func ParseStored(b []byte) (p Policy, dropped bool, err error) {
+	p, err = parse(b)
+	dropped = p.Consolidation != nil
+	p.Consolidation = nil
+	return p, dropped, err
+}
+
+func parse(b []byte) (Policy, error) {
 	p := Default()
 	if len(bytes.TrimSpace(b)) == 0 {
 		return p, nil
@@ -159,9 +185,6 @@ func (p Policy) Validate() error {
 	}
 	if p.Maintenance.Interval < 0 {
 		return errors.New("policy: maintenance.interval is negative")
-	}
-	if p.Consolidation.Timeout <= 0 {
-		return errors.New("policy: consolidation.timeout must be a positive duration")
 	}
 	if p.Health.GrowthPerDayBytes <= 0 || p.Health.FilesPerDir <= 0 {
 		return errors.New("policy: health thresholds must be positive")
@@ -252,7 +275,5 @@ func Schema() []map[string]string {
 		k("maintenance.interval", "duration (0: off, else at least 1m)", d.Maintenance.Interval.String(), "time between lifecycle passes inside the mount"),
 		k("health.growth_per_day_bytes", "bytes", strconv.FormatInt(d.Health.GrowthPerDayBytes, 10), "meta/stats.json warns past this growth a day"),
 		k("health.files_per_dir", "count", strconv.Itoa(d.Health.FilesPerDir), "meta/stats.json warns about directories holding more files"),
-		k("consolidation.command", "shell command", "(none: extractive)", "writes a session's summary.md from the turns on its stdin (an LLM CLI, say)"),
-		k("consolidation.timeout", "duration", d.Consolidation.Timeout.String(), "how long the command may run"),
 	}
 }

@@ -27,6 +27,9 @@ func (s *Store) SetAttr(ino uint64, c AttrChange) (Inode, error) {
 	}
 	s.mu.Lock()
 	defer s.unlock()
+	if err := s.mayChange(ino); err != nil {
+		return Inode{}, err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return Inode{}, err

@@ -204,6 +204,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	}
 	if !keepMeta {
 		rec.applyParse(memory.Parse(name, head))
+		s.claim(rec)
 		rec.RelatedInos = s.resolveRelated(f.ino, rec.Meta.Related)
 	}
 	rec.HashState, rec.HashSize = state, size
@@ -241,7 +242,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 			}
 		}
 		if keep {
-			if err := putVersion(t, ino, &prevRec, oldBytes, s.now().UnixNano()); err != nil {
+			if err := putVersion(t, snapshot, &prevRec, oldBytes, s.now().UnixNano()); err != nil {
 				return err
 			}
 		}
@@ -269,7 +270,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		}
 		if keep {
 			err = s.kv.Update(func(t backend.Txn) error {
-				return putVersion(t, ino, &prevRec, oldBytes, s.now().UnixNano())
+				return putVersion(t, snapshot, &prevRec, oldBytes, s.now().UnixNano())
 			})
 			if err != nil {
 				return nil, err

@@ -68,7 +68,7 @@ func (s *Store) Import(src, to string, progress ProgressFunc) (*ImportResult, er
 	}
 	res := &ImportResult{}
 	total := int64(len(items))
-	b := &bulk{s: s}
+	b := &bulk{s: s, owner: s.opts.User}
 	for n, it := range items {
 		if n%importBatch == 0 {
 			if err := b.flush(); err != nil {
@@ -156,9 +156,11 @@ func (s *Store) chmodLocked(ino uint64, perm uint32) {
 	}
 }
 
-// bulk writes new files through a backend batch.
+// bulk writes new files through a backend batch, belonging to owner
+// (Record.Owner).
 type bulk struct {
 	s       *Store
+	owner   string
 	batch   backend.Batch
 	created []*Inode
 	parents map[uint64]bool
@@ -182,8 +184,11 @@ func (b *bulk) addFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	ino, _, lerr := s.lookup(parent, name)
 	if lerr == nil {
 		s.unlock()
-		if !s.Visible(ino) {
-			return fmt.Errorf("%s: %w", name, syscall.EACCES)
+		if err := s.mayChange(ino); err != nil {
+			if errors.Is(err, syscall.ENOENT) {
+				err = syscall.EACCES // a hidden memory's name: taken
+			}
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		return s.overwrite(ino, data)
 	}
@@ -202,8 +207,11 @@ func (b *bulk) addFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	}
 	i := &Inode{Ino: ino, Mode: syscall.S_IFREG | perm, Uid: own.Uid, Gid: own.Gid, Size: uint64(len(data)),
 		Atime: mtime, Mtime: mtime, Ctime: s.now().UnixNano(), Btime: mtime, Links: []Link{{parent, name}}}
-	rec := &Record{Version: 1, Modified: mtime, Owner: s.opts.User}
+	rec := &Record{Version: 1, Modified: mtime, Owner: b.owner}
 	rec.applyParse(memory.Parse(name, data))
+	if b.owner == s.opts.User {
+		s.claim(rec) // written by the store's user, not by maintenance
+	}
 	rec.SHA256 = sha(data)
 	for off, idx := 0, uint32(0); off < len(data); off, idx = off+ChunkSize, idx+1 {
 		if err := b.batch.Set(backend.ChunkKey(ino, idx), data[off:min(len(data), off+ChunkSize)]); err != nil {

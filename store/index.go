@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"path"
 	"sort"
 	"strings"
 	"syscall"
@@ -10,8 +11,20 @@ import (
 	"github.com/mnemofs/mnemofs/cache"
 )
 
-// Memories calls fn for every linked regular file, in inode order.
-func (s *Store) Memories(fn func(Info) error) error {
+// Memories calls fn for every linked regular file shown to the store's
+// user, in inode order.
+func (s *Store) Memories(fn func(Info) error) error { return s.memories(false, nil, fn) }
+
+// MemoriesFor is Memories for a reader who may see only the memories
+// may(ino) allows (nil: all the store's user sees): links and duplicate
+// marks pointing elsewhere are shown as if they resolved to nothing.
+func (s *Store) MemoriesFor(may func(ino uint64) bool, fn func(Info) error) error {
+	return s.memories(false, may, fn)
+}
+
+// memories calls fn for every linked regular file, all of them (internal
+// work: maintenance) or those the store's user sees and may allows.
+func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) error {
 	type rec struct {
 		ino uint64
 		r   *Record
@@ -37,7 +50,7 @@ func (s *Store) Memories(fn func(Info) error) error {
 	}
 	for _, x := range recs {
 		i, err := s.Attr(x.ino)
-		if err != nil || !i.IsReg() || len(i.Links) == 0 || !s.visibleRecord(x.r) {
+		if err != nil || !i.IsReg() || len(i.Links) == 0 || !all && !s.visibleRecord(x.r) || may != nil && !may(x.ino) {
 			continue
 		}
 		p, err := s.Path(x.ino)
@@ -51,8 +64,8 @@ func (s *Store) Memories(fn func(Info) error) error {
 		}
 		s.accMu.Unlock()
 		in := info(&i, p, x.r)
-		in.Related = s.relatedPaths(x.r)
-		s.maintenanceMarks(&in, x.r)
+		in.Related = s.relatedPaths(x.r, may)
+		s.maintenanceMarks(&in, x.r, may)
 		if err := fn(in); err != nil {
 			return err
 		}
@@ -74,6 +87,8 @@ type Stats struct {
 	// Packs: archived files kept compressed (pack.go).
 	Packs    PackStats `json:"archive_packs"`
 	Warnings []string  `json:"warnings"`
+	// Scope says what a restricted reader's stats count (StatsFor).
+	Scope string `json:"scope,omitempty"`
 	// Cache: hit counters of the in-memory caches, by name (hot.go);
 	// meta/stats.json adds the views' "queries".
 	Cache map[string]cache.Stats `json:"cache,omitempty"`
@@ -92,7 +107,16 @@ type DirCount struct {
 }
 
 // Stats walks the store and summarises it.
-func (s *Store) Stats() (Stats, error) {
+func (s *Store) Stats() (Stats, error) { return s.StatsFor(nil) }
+
+// StatsFor is Stats as a restricted reader sees it: a store open for a
+// user, or a reader who may see only the memories may allows. It counts
+// only those memories and the directories that hold them, and leaves out
+// what describes the whole store (disk bytes, growth, packs, caches).
+func (s *Store) StatsFor(may func(ino uint64) bool) (Stats, error) {
+	if s.opts.User != "" || may != nil {
+		return s.restrictedStats(may)
+	}
 	st := Stats{Trees: map[string]Tree{}, Cache: s.CacheStats()} // before the walk reads records
 	seen := map[string]int{}
 	err := s.Memories(func(in Info) error {
@@ -152,4 +176,43 @@ func (s *Store) Stats() (Stats, error) {
 	}
 	st.Warnings = s.warnings(&st)
 	return st, nil
+}
+
+// restrictedStats is StatsFor a restricted reader.
+func (s *Store) restrictedStats(may func(uint64) bool) (Stats, error) {
+	st := Stats{Trees: map[string]Tree{}, Scope: "the memories this reader may see"}
+	seen := map[string]int{}
+	dirs := map[string]int{}
+	err := s.MemoriesFor(may, func(in Info) error {
+		st.Memories++
+		st.Bytes += in.Size
+		t := st.Trees[TopDir(in.Path)]
+		t.Files++
+		t.Bytes += in.Size
+		st.Trees[TopDir(in.Path)] = t
+		if in.Error != "" {
+			st.Errors++
+		}
+		if in.Size > 0 {
+			seen[in.SHA256+"\x00"+audienceKey(in)]++
+		}
+		dirs[path.Dir(in.Path)]++
+		return nil
+	})
+	for _, n := range seen {
+		if n > 1 {
+			st.Duplicates += n - 1
+		}
+	}
+	st.Directories = len(dirs)
+	for p, n := range dirs {
+		st.LargestDirs = append(st.LargestDirs, DirCount{p, n})
+	}
+	sort.Slice(st.LargestDirs, func(a, b int) bool {
+		x, y := st.LargestDirs[a], st.LargestDirs[b]
+		return x.Entries > y.Entries || x.Entries == y.Entries && x.Path < y.Path
+	})
+	st.LargestDirs = st.LargestDirs[:min(len(st.LargestDirs), 10)]
+	st.Warnings = []string{}
+	return st, err
 }

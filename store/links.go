@@ -45,18 +45,23 @@ func (s *Store) resolveRelated(ino uint64, related []string) []uint64 {
 	return out
 }
 
-// maintenanceMarks fills in what maintenance marked on r.
-func (s *Store) maintenanceMarks(in *Info, r *Record) {
+// maintenanceMarks fills in what maintenance marked on r: a duplicate
+// mark only when the reader may see the memory it names (may nil: all the
+// store's user sees).
+func (s *Store) maintenanceMarks(in *Info, r *Record, may func(uint64) bool) {
 	in.Cold = r.Cold
-	if r.DuplicateOf != 0 {
-		if p, err := s.Path(r.DuplicateOf); err == nil {
+	if d := r.DuplicateOf; d != 0 && s.Visible(d) && (may == nil || may(d)) {
+		if p, err := s.Path(d); err == nil {
 			in.DuplicateOf = p
 		}
 	}
 }
 
-// relatedPaths is r's links with each resolved one at its current path.
-func (s *Store) relatedPaths(r *Record) []string {
+// relatedPaths is r's links with each resolved one at its current path. A
+// link to a memory the reader may not see (may nil: all the store's user
+// sees) is shown as written, exactly as a link to nothing: its target's
+// moves and its very existence stay hidden.
+func (s *Store) relatedPaths(r *Record, may func(uint64) bool) []string {
 	if len(r.RelatedInos) == 0 {
 		return r.Meta.Related
 	}
@@ -64,7 +69,11 @@ func (s *Store) relatedPaths(r *Record) []string {
 	for k, l := range r.Meta.Related {
 		out[k] = l
 		if k < len(r.RelatedInos) && r.RelatedInos[k] != 0 {
-			if p, err := s.Path(r.RelatedInos[k]); err == nil {
+			t := r.RelatedInos[k]
+			if !s.Visible(t) || may != nil && !may(t) {
+				continue
+			}
+			if p, err := s.Path(t); err == nil {
 				out[k] = p
 			}
 		}

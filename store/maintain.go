@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -40,6 +41,8 @@ type Action struct {
 	// ino is the memory acted on, of the memory kept (duplicates): an
 	// earlier action of the same pass may have moved either.
 	ino, of uint64
+	// who sees a summary written (nil: everyone).
+	who []string
 }
 
 // MaintainReport is what a pass did.
@@ -48,36 +51,42 @@ type MaintainReport struct {
 	DryRun  bool      `json:"dry_run"`
 	Actions []Action  `json:"actions"`
 	Errors  []string  `json:"errors"`
+	// failed is Errors with the memory each is about (0: none).
+	failed []failure
 }
 
-// meta/maintenance.log keeps the last maintLogPasses passes, one key each.
-const (
-	maintLogPrefix = "maintlog/"
-	maintLogPasses = 400
-)
-
-// MaintenanceLog is meta/maintenance.log: the last passes, oldest first.
-func (s *Store) MaintenanceLog() ([]byte, error) {
-	var out []byte
-	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.StoreKey(maintLogPrefix), nil, false, func(_, v []byte) bool {
-			out = append(out, v...)
-			return true
-		})
-	})
-	return out, err
+type failure struct {
+	text string
+	ino  uint64
 }
 
-// Maintain runs one pass.
+// fail records an error of the pass about the memory ino.
+func (r *MaintainReport) fail(ino uint64, format string, a ...any) {
+	e := fmt.Sprintf(format, a...)
+	r.Errors = append(r.Errors, e)
+	r.failed = append(r.failed, failure{e, ino})
+}
+
+// Maintain runs one pass over the whole store, whoever it is open for
+// (maintenance is the operator's: what it writes belongs to the memories'
+// own users, and each viewer of meta/maintenance.log sees only the
+// actions on memories they may see).
 func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
+	if s.opts.ReadOnly && !o.DryRun {
+		return nil, syscall.EROFS
+	}
 	now := o.Now
 	if now.IsZero() {
 		now = s.now()
 	}
 	pol := s.Policy()
+	op, err := s.operator()
+	if err != nil {
+		return nil, err
+	}
 	r := &MaintainReport{Now: now.UTC(), DryRun: o.DryRun, Actions: []Action{}, Errors: []string{}}
 	var mems []Info
-	if err := s.Memories(func(in Info) error { mems = append(mems, in); return nil }); err != nil {
+	if err := s.memories(true, nil, func(in Info) error { mems = append(mems, in); return nil }); err != nil {
 		return nil, err
 	}
 	idle := func(in Info) time.Duration {
@@ -108,7 +117,10 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			}
 		}
 		if in.Size > 0 && in.SHA256 != "" && !strings.HasPrefix(in.Path, "/archive/") {
-			byHash[in.SHA256] = append(byHash[in.SHA256], in)
+			// Duplicates only among memories of one audience: a copy of
+			// someone else's memory is no copy for whoever cannot see it.
+			k := in.SHA256 + "\x00" + audienceKey(in)
+			byHash[k] = append(byHash[k], in)
 		}
 	}
 	r.Actions = append(r.Actions, s.sessionActions(mems, now, lc)...)
@@ -131,7 +143,12 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 	}
 	sessions := sessionsToSummarize(mems)
 	for dir, turns := range sessions {
-		r.Actions = append(r.Actions, Action{Kind: "summary", Path: dir, To: dir + "/" + summaryName,
+		who, ok := sharedAudience(turns)
+		if !ok {
+			delete(sessions, dir) // turns of users who cannot see each other's
+			continue
+		}
+		r.Actions = append(r.Actions, Action{Kind: "summary", Path: dir, To: dir + "/" + summaryName, who: who,
 			Reason: fmt.Sprintf("a session of %d turns without %s", len(turns), summaryName)})
 	}
 	// By path; a session's summary is written before the session moves.
@@ -152,12 +169,12 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		runtime.Gosched()
 		var err error
 		if a.Kind == "summary" {
-			err = s.summarize(a.Path, sessions[a.Path], pol.Consolidation)
+			err = s.summarize(a.Path, sessions[a.Path], op.Consolidation)
 		} else {
 			err = s.applyAction(a)
 		}
 		if err != nil {
-			r.Errors = append(r.Errors, fmt.Sprintf("%s %s: %v", a.Kind, a.Path, err))
+			r.fail(a.ino, "%s %s: %v", a.Kind, a.Path, err)
 			continue
 		}
 		done = append(done, a)
@@ -177,7 +194,7 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			err = s.packTree(d)
 		}
 		if err != nil {
-			r.Errors = append(r.Errors, fmt.Sprintf("pack %s: %v", dir, err))
+			r.fail(0, "pack %s: %v", dir, err)
 		}
 	}
 	var total int64
@@ -185,7 +202,11 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		total += int64(in.Size)
 	}
 	s.sampleSize(now, total) // growth for meta/stats.json
-	return r, s.logMaintenance(r)
+	byIno := make(map[uint64]Info, len(mems))
+	for _, in := range mems {
+		byIno[in.Ino] = in
+	}
+	return r, s.logMaintenance(r, byIno)
 }
 
 // skillsDir holds skills; of those sharing an id, all but the newest are
@@ -236,7 +257,15 @@ func (s *Store) applyAction(a Action) error {
 		if err != nil {
 			return err
 		}
-		if _, err = s.Remove(d, name); err != nil { // inside the trash: deleted for real
+		// Inside the trash: deleted for real, whoever the store is open
+		// for (not through Remove, which is the user's).
+		s.mu.Lock()
+		i, err := s.editable(a.ino)
+		if err == nil {
+			err = s.unlink(d, name, i)
+		}
+		s.unlock()
+		if err != nil {
 			return err
 		}
 		s.notifyEntry(d, name)
@@ -293,38 +322,3 @@ func (s *Store) moveTo(from, to string) error {
 	return nil
 }
 
-// logMaintenance appends the pass to meta/maintenance.log.
-func (s *Store) logMaintenance(r *MaintainReport) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s pass: %d actions, %d errors\n", r.Now.Format(time.RFC3339), len(r.Actions), len(r.Errors))
-	for _, a := range r.Actions {
-		fmt.Fprintf(&b, "%s %s %s", r.Now.Format(time.RFC3339), a.Kind, a.Path)
-		if a.To != "" {
-			fmt.Fprintf(&b, " -> %s", a.To)
-		}
-		fmt.Fprintf(&b, " (%s)\n", a.Reason)
-	}
-	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "%s error %s\n", r.Now.Format(time.RFC3339), e)
-	}
-	// One key per pass (never a rewrite of the whole log), the oldest
-	// dropped past maintLogPasses.
-	key := backend.StoreKey(maintLogPrefix + r.Now.Format("20060102T150405.000000000Z"))
-	return s.kv.Update(func(t backend.Txn) error {
-		var keys [][]byte
-		err := t.Scan(backend.StoreKey(maintLogPrefix), nil, true, func(k, _ []byte) bool {
-			keys = append(keys, append([]byte(nil), k...))
-			return true
-		})
-		if err != nil {
-			return err
-		}
-		for len(keys) >= maintLogPasses {
-			if err := t.Delete(keys[0]); err != nil {
-				return err
-			}
-			keys = keys[1:]
-		}
-		return t.Set(key, []byte(b.String()))
-	})
-}

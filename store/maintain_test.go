@@ -1,9 +1,14 @@
 package store
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/policy"
 )
 
 // TestMaintainLifecycle: with a controllable clock, a pass archives an
@@ -78,7 +83,7 @@ func TestMaintainLifecycle(t *testing.T) {
 	if vs, _ := s.Versions(k); len(vs) != 1 {
 		t.Errorf("versions of cold knowledge: %v", vs)
 	}
-	log, _ := s.MaintenanceLog()
+	log, _ := s.MaintenanceLog(nil)
 	if !strings.Contains(string(log), "archive /working/task/scratch.md -> /archive/scratchpads/") {
 		t.Errorf("maintenance.log:\n%s", log)
 	}
@@ -98,10 +103,12 @@ func (s *Store) mkdirAllLocked(p string) (uint64, error) {
 }
 
 // TestConsolidation: a session with turns and no summary.md gets one,
-// extractive by default or from the configured command; a failing command
+// extractive by default or from the operator's command; a failing command
 // is an error of the pass and writes nothing; a second pass writes no more.
+// A command in the stored policy (as older versions kept it) is not run.
 func TestConsolidation(t *testing.T) {
-	s := newStore(t, Options{ScratchAge: -1})
+	var op policy.Operator
+	s := newStore(t, Options{ScratchAge: -1, Operator: func() (policy.Operator, error) { return op, nil }})
 	mkSession := func(name string) uint64 {
 		d, err := s.mkdirAllLocked("/episodic/sessions/" + name)
 		must(t, err)
@@ -134,7 +141,21 @@ func TestConsolidation(t *testing.T) {
 		}
 	}
 
-	must(t, s.PutSetting("policy", []byte("consolidation:\n  command: tr a-z A-Z\n")))
+	// A legacy policy's command is never run.
+	marker := filepath.Join(t.TempDir(), "ran")
+	must(t, s.PutSetting("policy", []byte("consolidation:\n  command: touch "+marker+"\n")))
+	s.pol.Store(nil)
+	leg := mkSession("legacy")
+	_, err = s.Maintain(MaintainOptions{})
+	must(t, err)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the stored policy's consolidation.command ran")
+	}
+	if sum, err := s.Lookup(leg, "summary.md"); err != nil || !strings.Contains(string(readAll(t, s, sum.Ino)), "extractive") {
+		t.Fatalf("legacy policy: no extractive summary (%v)", err)
+	}
+
+	op.Consolidation = &policy.Command{Argv: []string{"tr", "a-z", "A-Z"}, Timeout: policy.Duration(time.Minute)}
 	b := mkSession("s2")
 	_, err = s.Maintain(MaintainOptions{})
 	must(t, err)
@@ -144,7 +165,7 @@ func TestConsolidation(t *testing.T) {
 		t.Fatalf("command summary:\n%s", got)
 	}
 
-	must(t, s.PutSetting("policy", []byte("consolidation:\n  command: echo broken >&2; exit 3\n")))
+	op.Consolidation = &policy.Command{Argv: []string{"sh", "-c", "echo broken >&2; exit 3"}, Timeout: policy.Duration(time.Minute)}
 	c := mkSession("s3")
 	r, err = s.Maintain(MaintainOptions{})
 	must(t, err)
@@ -153,6 +174,19 @@ func TestConsolidation(t *testing.T) {
 	}
 	if _, err := s.Lookup(c, "summary.md"); err == nil {
 		t.Fatal("a failing command left a summary")
+	}
+
+	// A command past its timeout is killed with its children.
+	op.Consolidation = &policy.Command{Argv: []string{"sh", "-c", "sleep 30 & sleep 30"}, Timeout: policy.Duration(200 * time.Millisecond)}
+	d := mkSession("s4")
+	start := time.Now()
+	r, err = s.Maintain(MaintainOptions{})
+	must(t, err)
+	if !slices.ContainsFunc(r.Errors, func(e string) bool { return strings.Contains(e, "s4: consolidation command sh timed out") }) || time.Since(start) > 10*time.Second {
+		t.Fatalf("a hanging command: errors %v after %v", r.Errors, time.Since(start))
+	}
+	if _, err := s.Lookup(d, "summary.md"); err == nil {
+		t.Fatal("a command that timed out left a summary")
 	}
 	fsckClean(t, s)
 }

@@ -120,7 +120,7 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 	return i.clone(), nil
 }
 
-// Create makes an empty regular file.
+// Create makes an empty regular file, belonging to the store's user.
 func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
 	defer s.unlock()
@@ -220,8 +220,8 @@ func (s *Store) Link(ino, dir uint64, name string) (Inode, error) {
 		}
 		return Inode{}, syscall.EEXIST
 	}
-	if !s.Visible(ino) {
-		return Inode{}, syscall.ENOENT
+	if err := s.mayChange(ino); err != nil {
+		return Inode{}, err
 	}
 	now := s.now().UnixNano()
 	i.addLink(dir, name)

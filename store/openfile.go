@@ -108,6 +108,11 @@ func (s *Store) open(ino uint64, forRead bool) (<-chan struct{}, error) {
 	if i.IsReg() && !s.Visible(ino) {
 		return nil, syscall.EACCES
 	}
+	if !forRead {
+		if err := s.mayChange(ino); err != nil {
+			return nil, err
+		}
+	}
 	s.icMu.RLock()
 	size := i.Size
 	s.icMu.RUnlock()

@@ -28,6 +28,7 @@ type Record struct {
 	HashState    []byte      `json:"hash_state,omitempty"` // sha256 state at HashSize (large files)
 	HashSize     uint64      `json:"hash_size,omitempty"`
 	Owner        string      `json:"owner,omitempty"`        // the user whose mount created it (isolation.go)
+	Unreadable   bool        `json:"unreadable,omitempty"`   // its metadata block could not be read (isolation.go)
 	RelatedInos  []uint64    `json:"related_inos,omitempty"` // Meta.Related resolved at commit (links.go); 0: not a file here
 	Cold         bool        `json:"cold,omitempty"`         // marked cold by maintenance (maintain.go)
 	DuplicateOf  uint64      `json:"duplicate_of,omitempty"` // an earlier memory with the same bytes (maintain.go)
@@ -36,7 +37,7 @@ type Record struct {
 }
 
 func (r *Record) applyParse(p memory.Parsed) {
-	r.Meta, r.BodyOffset = p.Meta, p.BodyOffset
+	r.Meta, r.BodyOffset, r.Unreadable = p.Meta, p.BodyOffset, p.Unreadable
 	r.Error = ""
 	if p.Err != nil {
 		r.Error = p.Err.Error()
@@ -112,6 +113,9 @@ type accessStat struct {
 }
 
 func (s *Store) touch(ino uint64) {
+	if s.opts.ReadOnly {
+		return // a read-only store records nothing, accesses included
+	}
 	now := s.now().UnixNano()
 	s.accMu.Lock()
 	a := s.access[ino]
@@ -203,6 +207,8 @@ type Info struct {
 	DuplicateOf  string         `json:"duplicate_of,omitempty"`
 	// BodyOffset is where the text after the front matter starts.
 	BodyOffset int `json:"-"`
+	// unsure: nobody can tell whose the memory is (isolation.go).
+	unsure bool
 }
 
 // info builds the Info of a regular file from its inode, path and record.
@@ -211,7 +217,7 @@ func info(i *Inode, p string, r *Record) Info {
 		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.audience(), Entities: r.Meta.Entities,
 		Tags: r.Meta.Tags, Importance: r.Meta.Importance, Expires: r.Meta.Expires,
 		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error, BodyOffset: r.BodyOffset,
-		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC()}
+		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC(), unsure: r.unsure()}
 	if r.Meta.Created != nil {
 		in.Created = *r.Meta.Created
 	}
@@ -251,7 +257,7 @@ func (s *Store) Info(ino uint64) (Info, error) {
 		return Info{}, err
 	}
 	in := info(&i, p, r)
-	in.Related = s.relatedPaths(r)
-	s.maintenanceMarks(&in, r)
+	in.Related = s.relatedPaths(r, nil)
+	s.maintenanceMarks(&in, r, nil)
 	return in, nil
 }

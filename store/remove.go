@@ -40,8 +40,8 @@ func (s *Store) Remove(dir uint64, name string) (string, error) {
 	if mode&syscall.S_IFMT == syscall.S_IFDIR {
 		return "", syscall.EISDIR
 	}
-	if !s.Visible(ino) {
-		return "", syscall.ENOENT
+	if err := s.mayChange(ino); err != nil {
+		return "", err
 	}
 	i, err := s.editable(ino)
 	if err != nil {
@@ -275,6 +275,9 @@ func (s *Store) Rmdir(dir uint64, name string) error {
 	}
 	if mode&syscall.S_IFMT != syscall.S_IFDIR {
 		return syscall.ENOTDIR
+	}
+	if s.opts.ReadOnly {
+		return syscall.EROFS
 	}
 	if empty, err := s.isEmpty(ino); err != nil {
 		return err

@@ -28,6 +28,9 @@ func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName str
 	if s.hiddenName(newDir, newName) {
 		return syscall.EACCES
 	}
+	if err := s.mayRename(oldDir, oldName, newDir, newName); err != nil {
+		return err
+	}
 	return s.rename(oldDir, oldName, newDir, newName, flags)
 }
 

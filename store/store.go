@@ -58,6 +58,12 @@ type Options struct {
 	// CacheBytes bounds the content cache (hot.go): 0 means
 	// cache.DefaultBytes, negative turns it off.
 	CacheBytes int64
+	// ReadOnly: the store changes nothing (readonly.go): every change is
+	// refused with EROFS, no access is counted, no maintenance runs.
+	ReadOnly bool
+	// Operator returns the host-local configuration of the operator (the
+	// programs a maintenance pass may run), read at each pass; nil: none.
+	Operator func() (policy.Operator, error)
 }
 
 // Notifier is told about changes made behind the kernel's back. Calls are
@@ -112,8 +118,11 @@ type Store struct {
 	// holds mu and calls Set or Forget after its transaction.
 	recs *cache.Fill[uint64, Record]
 
-	// pol caches the parsed policy (versions.go); PutSetting drops it.
+	// pol caches the parsed policy (policy.go); PutSetting drops it.
 	pol atomic.Pointer[policy.Policy]
+	// legacyCommand: the stored policy's dropped consolidation section was
+	// logged.
+	legacyCommand atomic.Bool
 
 	// space refuses writes before the disk fills (nil: no check).
 	space *spaceGuard
@@ -159,6 +168,18 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if s.opts.ScratchAge == 0 {
 		s.opts.ScratchAge = 3 * time.Second
 	}
+	if o.ReadOnly {
+		// Nothing is written, whatever path asks: no start-up repairs, no
+		// background commits, syncs or access counts (touch).
+		s.kv = backend.ReadOnly(kv)
+		if err := s.init(); err != nil {
+			if errors.Is(err, backend.ErrReadOnly) {
+				return nil, ErrNoStore
+			}
+			return nil, err
+		}
+		return s, nil
+	}
 	if err := s.init(); err != nil {
 		return nil, err
 	}
@@ -175,6 +196,13 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	go s.flusher()
 	return s, nil
 }
+
+// ErrNoStore is returned by a read-only Open of a KV that holds no store
+// yet (it cannot be initialised without writing).
+var ErrNoStore = errors.New("store: no store here yet (a read-only open cannot create one)")
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 
 // Close flushes pending metadata. It does not close the KV.
 func (s *Store) Close() error {

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/policy"
 )
 
@@ -20,28 +23,25 @@ import (
 // versionMax: larger files keep no versions (the copy would cost too much).
 const versionMax = 64 << 20
 
-// Version describes one kept old version.
+// Version describes one kept old version. It keeps who could see it and
+// the file's owner and mode when it was replaced: history/ shows it to
+// those, not to whoever may see the memory now.
 type Version struct {
 	N        uint32 `json:"n"`
 	Size     uint64 `json:"size"`
 	SHA256   string `json:"sha256"`
 	Modified int64  `json:"modified"` // when that content was written, unix ns
 	Saved    int64  `json:"saved"`    // when it was replaced, unix ns
-}
-
-// Policy returns the store's policy (meta/policy.yaml, or the defaults).
-func (s *Store) Policy() policy.Policy {
-	if p := s.pol.Load(); p != nil {
-		return *p
-	}
-	p := policy.Default()
-	if b, err := s.Setting("policy"); err == nil && len(b) > 0 {
-		if q, err := policy.Parse(b); err == nil {
-			p = q
-		}
-	}
-	s.pol.Store(&p)
-	return p
+	// Audience: Users (nil: everyone) and Unsure, as isolation.go
+	// computed them for that content; Known is false for versions kept
+	// before they were recorded (Audience then parses the content).
+	Users  []string `json:"users,omitempty"`
+	Unsure bool     `json:"unsure,omitempty"`
+	Known  bool     `json:"known,omitempty"`
+	// Uid, Gid and Mode of the file then (Known).
+	Uid  uint32 `json:"uid,omitempty"`
+	Gid  uint32 `json:"gid,omitempty"`
+	Mode uint32 `json:"mode,omitempty"`
 }
 
 // keepVersion decides whether the commit of f (about to replace rec's
@@ -100,10 +100,11 @@ func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, e
 	return b, err == nil, err
 }
 
-// putVersion writes version rec.Version of ino (content b) in t.
-func putVersion(t backend.Txn, ino uint64, rec *Record, b []byte, now int64) error {
-	n := uint32(rec.Version)
-	h, err := json.Marshal(Version{N: n, Size: uint64(len(b)), SHA256: rec.SHA256, Modified: rec.Modified, Saved: now})
+// putVersion writes version rec.Version of i (content b) in t.
+func putVersion(t backend.Txn, i *Inode, rec *Record, b []byte, now int64) error {
+	n, ino := uint32(rec.Version), i.Ino
+	h, err := json.Marshal(Version{N: n, Size: uint64(len(b)), SHA256: rec.SHA256, Modified: rec.Modified, Saved: now,
+		Users: rec.audience(), Unsure: rec.unsure(), Known: true, Uid: i.Uid, Gid: i.Gid, Mode: i.Mode})
 	if err != nil {
 		return err
 	}
@@ -118,8 +119,42 @@ func putVersion(t backend.Txn, ino uint64, rec *Record, b []byte, now int64) err
 	return nil
 }
 
-// Versions lists the kept old versions of ino, oldest first.
+// Versions lists the kept old versions of ino the store's user may see,
+// oldest first.
 func (s *Store) Versions(ino uint64) ([]Version, error) {
+	all, err := s.versions(ino)
+	if err != nil || s.opts.User == "" {
+		return all, err
+	}
+	out := all[:0]
+	for _, v := range all {
+		if s.versionVisible(ino, &v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// versionVisible reports whether the store's user may see version v of
+// ino: its recorded audience, or for an old record what its content
+// declares (with the memory's owner).
+func (s *Store) versionVisible(ino uint64, v *Version) bool {
+	r := Record{Meta: memory.Meta{Users: v.Users}, Unreadable: v.Unsure}
+	if !v.Known {
+		cur, err := s.storedRecord(ino)
+		b, berr := s.versionContent(ino, v.N)
+		if err != nil || berr != nil {
+			return false
+		}
+		p, _ := s.Path(ino)
+		r.applyParse(memory.Parse(path.Base(p), b))
+		r.Owner = cur.Owner
+	}
+	return r.visibleTo(s.opts.User)
+}
+
+// versions lists every kept old version of ino, oldest first.
+func (s *Store) versions(ino uint64) ([]Version, error) {
 	var out []Version
 	var derr error
 	err := s.kv.View(func(t backend.Txn) error {
@@ -135,8 +170,23 @@ func (s *Store) Versions(ino uint64) ([]Version, error) {
 	return out, errors.Join(err, derr)
 }
 
-// VersionContent returns the bytes of version n of ino.
+// VersionContent returns the bytes of version n of ino, if the store's
+// user may see it.
 func (s *Store) VersionContent(ino uint64, n uint32) ([]byte, error) {
+	if s.opts.User != "" {
+		vs, err := s.Versions(ino)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(vs, func(v Version) bool { return v.N == n }) {
+			return nil, fmt.Errorf("store: version %d of inode %d: %w", n, ino, errNoVersion)
+		}
+	}
+	return s.versionContent(ino, n)
+}
+
+// versionContent is VersionContent without isolation.
+func (s *Store) versionContent(ino uint64, n uint32) ([]byte, error) {
 	var v Version
 	var b []byte
 	err := s.kv.View(func(t backend.Txn) error {

@@ -86,6 +86,9 @@ func (s *Store) SetXattr(ino uint64, name string, val []byte, flags uint32) erro
 	}
 	s.mu.Lock()
 	defer s.unlock()
+	if err := s.mayChange(ino); err != nil {
+		return err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return err
@@ -116,6 +119,9 @@ func (s *Store) RemoveXattr(ino uint64, name string) error {
 	}
 	s.mu.Lock()
 	defer s.unlock()
+	if err := s.mayChange(ino); err != nil {
+		return err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return err

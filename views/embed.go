@@ -83,6 +83,9 @@ func (m *embedder) load(st *store.Store) error {
 		return err
 	}
 	if string(stored) != string(id) {
+		if st.ReadOnly() {
+			return nil // another model's vectors: embed anew, in memory only
+		}
 		if err := deletePrefix(kv, backend.VectorPrefix()); err != nil {
 			return err
 		}
@@ -105,7 +108,7 @@ func (m *embedder) load(st *store.Store) error {
 			return true
 		})
 	})
-	if err != nil || len(stale) == 0 {
+	if err != nil || len(stale) == 0 || st.ReadOnly() {
 		return err
 	}
 	return kv.Update(func(t backend.Txn) error {
@@ -137,7 +140,9 @@ func (m *embedder) remove(st *store.Store, ino uint64) {
 	if _, ok := m.have[ino]; ok {
 		delete(m.have, ino)
 		m.vec.Remove(ino)
-		_ = st.KV().Update(func(t backend.Txn) error { return t.Delete(backend.VectorKey(ino)) })
+		if !st.ReadOnly() {
+			_ = st.KV().Update(func(t backend.Txn) error { return t.Delete(backend.VectorKey(ino)) })
+		}
 	}
 }
 
@@ -265,7 +270,9 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 		m.mu.Lock()
 		// Still there? A removal after this check finds the vectors.
 		if _, err := e.st.Attr(j.ino); err == nil {
-			err = e.st.KV().Update(func(t backend.Txn) error { return t.Set(backend.VectorKey(j.ino), encodeVectors(j.sha, vs)) })
+			if !e.st.ReadOnly() { // else kept in memory only
+				err = e.st.KV().Update(func(t backend.Txn) error { return t.Set(backend.VectorKey(j.ino), encodeVectors(j.sha, vs)) })
+			}
 			if err == nil {
 				err = m.vec.Put(j.ino, vs)
 			}

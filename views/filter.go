@@ -24,6 +24,10 @@ type Filter struct {
 	Archived bool
 	// Only, if set, keeps just these inodes (recent/).
 	Only map[uint64]bool
+	// May, if set, keeps just the memories a restricted reader may read
+	// (meta.go). Results for such a filter are never cached: they depend
+	// on permissions, which change without the catalog changing.
+	May May
 }
 
 // And returns the filter matching both f and g.
@@ -47,6 +51,11 @@ func (f Filter) And(g Filter) Filter {
 	out.Archived = f.Archived || g.Archived
 	if g.Only != nil {
 		out.Only = g.Only
+	}
+	if f.May != nil && g.May != nil {
+		out.May = func(ino uint64) bool { return f.May(ino) && g.May(ino) }
+	} else if g.May != nil {
+		out.May = g.May
 	}
 	return out
 }
@@ -101,6 +110,9 @@ func (e *Engine) Match(ent *Entry, f Filter) bool {
 	if f.Before != nil && !ent.Created.Before(*f.Before) {
 		return false
 	}
+	if f.May != nil && !f.May(ent.Ino) {
+		return false
+	}
 	if f.Path != "" || !f.Archived {
 		p, err := e.path(ent.Ino)
 		if err != nil {
@@ -130,6 +142,7 @@ func (e *Engine) DirsWith(f Filter) map[uint64]bool {
 	k := f.key()
 	e.mu.RLock()
 	c, ok := e.dirsCache[k]
+	ok = ok && f.May == nil
 	gen := e.gen
 	ents := make([]*Entry, 0, len(e.cat))
 	if !ok || c.gen != gen {
@@ -158,6 +171,9 @@ func (e *Engine) DirsWith(f Filter) map[uint64]bool {
 			}
 			d = da.Links[0].Parent
 		}
+	}
+	if f.May != nil {
+		return dirs
 	}
 	e.mu.Lock()
 	if len(e.dirsCache) > 256 {

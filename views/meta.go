@@ -12,14 +12,21 @@ import (
 	"github.com/mnemofs/mnemofs/store"
 )
 
-// MetaFiles are the generated files of meta/, by name.
-var MetaFiles = map[string]func(*store.Store) ([]byte, error){
-	"index.json":  IndexJSON,
-	"schema.json": SchemaJSON,
-	"stats.json":  StatsJSON,
-	"errors":      Errors,
-	"maintenance.log": func(st *store.Store) ([]byte, error) {
-		return st.MaintenanceLog()
+// May is what a reader may see: may(ino) reports whether the reader may
+// read the memory ino. nil means everything the store's user sees. The
+// mount gives one to a local user other than its owner (--allow-other),
+// so that every generated file is computed for that reader.
+type May = func(ino uint64) bool
+
+// MetaFiles are the generated files of meta/, by name, computed for a
+// reader.
+var MetaFiles = map[string]func(e *Engine, may May) ([]byte, error){
+	"index.json":  func(e *Engine, may May) ([]byte, error) { return IndexJSON(e.st, may) },
+	"schema.json": func(e *Engine, _ May) ([]byte, error) { return SchemaJSON(e.st) },
+	"stats.json":  func(e *Engine, may May) ([]byte, error) { return e.StatsJSON(may) },
+	"errors":      func(e *Engine, may May) ([]byte, error) { return Errors(e.st, may) },
+	"maintenance.log": func(e *Engine, may May) ([]byte, error) {
+		return e.st.MaintenanceLog(may)
 	},
 }
 
@@ -38,10 +45,10 @@ func marshal(v any) ([]byte, error) {
 	return append(b, '\n'), err
 }
 
-// IndexJSON lists every memory with its metadata.
-func IndexJSON(st *store.Store) ([]byte, error) {
+// IndexJSON lists every memory the reader may see with its metadata.
+func IndexJSON(st *store.Store, may May) ([]byte, error) {
 	list := []store.Info{}
-	err := st.Memories(func(in store.Info) error {
+	err := st.MemoriesFor(may, func(in store.Info) error {
 		list = append(list, in)
 		return nil
 	})
@@ -78,15 +85,17 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 	})
 }
 
-// StatsJSON is the health report.
-func StatsJSON(st *store.Store) ([]byte, error) { return statsJSON(st, nil) }
+// StatsJSON is the health report (with the store alone: no index).
+func StatsJSON(st *store.Store) ([]byte, error) { return statsJSON(st, nil, nil) }
 
 // StatsJSON is the health report with the index backlog of e: changes
-// queued for the catalog and search index and not yet applied.
-func (e *Engine) StatsJSON() ([]byte, error) { return statsJSON(e.st, e) }
+// queued for the catalog and search index and not yet applied. A
+// restricted reader (may, or a store open for a user) gets only the
+// counts of what it may see (store.StatsFor).
+func (e *Engine) StatsJSON(may May) ([]byte, error) { return statsJSON(e.st, e, may) }
 
-func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
-	s, err := st.Stats()
+func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
+	s, err := st.StatsFor(may)
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +104,10 @@ func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 	if e != nil {
 		b := e.Backlog()
 		backlog = &b
-		emb = e.EmbedStats()
-		e.AddCacheStats(&s)
+		if s.Scope == "" { // store-wide counts, not for a restricted reader
+			emb = e.EmbedStats()
+			e.AddCacheStats(&s)
+		}
 	}
 	return marshal(struct {
 		store.Stats
@@ -106,11 +117,11 @@ func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 	}{s, backlog, emb, metrics.Ops.Summaries()})
 }
 
-// Errors lists memories whose front matter could not be read, one per
-// line: path, a tab, the problem.
-func Errors(st *store.Store) ([]byte, error) {
+// Errors lists the memories the reader may see whose front matter could
+// not be read, one per line: path, a tab, the problem.
+func Errors(st *store.Store, may May) ([]byte, error) {
 	var b bytes.Buffer
-	err := st.Memories(func(in store.Info) error {
+	err := st.MemoriesFor(may, func(in store.Info) error {
 		if in.Error != "" {
 			fmt.Fprintf(&b, "%s\t%s\n", in.Path, in.Error)
 		}

@@ -64,7 +64,7 @@ func (e *Engine) cachedResults(key string) ([]Result, bool) {
 
 // keepResults caches a copy of rs under key, charged its strings' bytes.
 func (e *Engine) keepResults(key string, rs []Result) {
-	if e.qc == nil {
+	if e.qc == nil || key == "" { // "": not to be cached (Filter.May)
 		return
 	}
 	size := len(key)

@@ -105,7 +105,7 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 	e.Ready()
 	f := scope.And(q.Filter)
 	var key string
-	if e.qc != nil {
+	if e.qc != nil && f.May == nil {
 		e.mu.RLock()
 		key = queryKey(q, f, e.gen) // before searching (qcache.go)
 		e.mu.RUnlock()

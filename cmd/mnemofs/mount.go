@@ -258,7 +258,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if content == 0 {
 		content = -1 // off (0 would be the default)
 	}
-	kv, st, err := openStore(data, user, n, eng.Handle, content)
+	kv, st, err := openStore(data, user, n, eng.Handle, content, cfg.ReadOnly)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,10 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		unmount()
 	}()
 	stopProfile := startProfile()
-	stopMaintenance := startMaintenance(st, cfg.Logger)
+	stopMaintenance := func() {}
+	if !cfg.ReadOnly { // a read-only mount writes nothing, maintenance included
+		stopMaintenance = startMaintenance(st, cfg.Logger)
+	}
 	as := ""
 	if user != "" {
 		as = " for user " + user

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
@@ -64,8 +65,9 @@ func encryptionKey() ([]byte, error) {
 }
 
 // openStore opens the store in dataDir, which the caller has locked.
-// cacheBytes bounds the content cache (store.Options.CacheBytes).
-func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change), cacheBytes int64) (backend.KV, *store.Store, error) {
+// cacheBytes bounds the content cache (store.Options.CacheBytes); ro opens
+// it read-only (nothing at all is written).
+func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change), cacheBytes int64, ro bool) (backend.KV, *store.Store, error) {
 	key, err := encryptionKey()
 	if err != nil {
 		return nil, nil, err
@@ -81,13 +83,18 @@ func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Cha
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
 	}
 	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger, User: user,
-		SpaceDir: dataDir, CacheBytes: cacheBytes}
+		SpaceDir: dataDir, CacheBytes: cacheBytes, ReadOnly: ro,
+		Operator: func() (policy.Operator, error) { return loadOperator(dataDir) }}
 	if key == nil {
 		// Large files' content as plain files beside Badger; never for
 		// an encrypted store, whose content must not reach the disk.
 		opts.BlobDir = filepath.Join(dataDir, "blobs")
 	}
 	st, err := store.Open(kv, opts)
+	if errors.Is(err, store.ErrNoStore) {
+		kv.Close()
+		return nil, nil, fail("%s holds no store yet, and a read-only mount cannot create one: mount it once without --read-only", dataDir)
+	}
 	if err != nil {
 		kv.Close()
 		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
@@ -122,7 +129,7 @@ func run(req control.Request, p control.Progress, result any) error {
 		eng = views.NewEngine(nil)
 		onChange = eng.Handle
 	}
-	kv, st, err := openStore(dir, "", nil, onChange, 0)
+	kv, st, err := openStore(dir, "", nil, onChange, 0, false)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/policy"
+)
+
+// The policy (meta/policy.yaml) is a store setting, shared by every mount
+// of the store. Who may change it is decided above the store: the
+// operator, through the CLI or a mount without --user (fusefs/policy.go,
+// SECURITY.md). It never names a program to run (policy.ErrCommandInPolicy);
+// programs are host-local (Options.Operator).
+
+const policySetting = "policy"
+
+// Policy returns the store's policy (meta/policy.yaml, or the defaults).
+func (s *Store) Policy() policy.Policy {
+	if p := s.pol.Load(); p != nil {
+		return *p
+	}
+	p := policy.Default()
+	if b, err := s.Setting(policySetting); err == nil && len(b) > 0 {
+		if q, dropped, err := policy.ParseStored(b); err == nil {
+			p = q
+			if dropped && s.legacyCommand.CompareAndSwap(false, true) {
+				s.log.Printf("mnemofs: meta/policy.yaml has a consolidation section, which is no longer obeyed: name the command in the data directory's operator.yaml (SECURITY.md)")
+			}
+		}
+	}
+	s.pol.Store(&p)
+	return p
+}
+
+// PolicyBytes is the stored text of the policy, nil when none was written.
+func (s *Store) PolicyBytes() ([]byte, error) { return s.Setting(policySetting) }
+
+// SetPolicy checks and stores a new policy; empty text means the
+// defaults. An invalid one is refused with the parser's error and the old
+// one kept.
+func (s *Store) SetPolicy(b []byte) error {
+	if s.opts.ReadOnly {
+		return syscall.EROFS
+	}
+	if _, err := policy.Parse(b); err != nil {
+		return err
+	}
+	s.legacyCommand.Store(false)
+	return s.PutSetting(policySetting, b)
+}
+
+// operator is the host-local configuration (Options.Operator), empty when
+// there is none.
+func (s *Store) operator() (policy.Operator, error) {
+	if s.opts.Operator == nil {
+		return policy.Operator{}, nil
+	}
+	return s.opts.Operator()
+}
