@@ -109,7 +109,12 @@ func run(req control.Request, p control.Progress, result any) error {
 	lock, holder, err := control.Acquire(dir, control.Holder{Pid: os.Getpid(), Command: req.Op})
 	if errors.Is(err, control.ErrBusy) {
 		if holder != nil && holder.Socket != "" {
-			return control.Call(holder.Socket, req, p, result)
+			err := control.Call(dir, holder.Socket, req, p, result)
+			var foreign *control.ForeignServerError
+			if errors.As(err, &foreign) {
+				return fail("%v", foreign)
+			}
+			return err
 		}
 		if holder != nil {
 			return fail("the store in %s is busy: pid %d is running 'mnemofs %s'; try again when it has finished", dir, holder.Pid, holder.Command)
