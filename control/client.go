@@ -11,17 +11,26 @@ import (
 	"net/http"
 )
 
-// Call sends req to the mount serving socket, reporting progress, and
-// decodes the result into result (which may be nil).
-func Call(socket string, req Request, p Progress, result any) error {
+// Call sends req to the mount serving socket for the store in dataDir,
+// reporting progress, and decodes the result into result (which may be
+// nil). It talks only to a mount run by dataDir's owner or root
+// (*ForeignServerError otherwise).
+func Call(dataDir, socket string, req Request, p Progress, result any) error {
+	owner, err := dirOwner(dataDir)
+	if err != nil {
+		return fmt.Errorf("cannot reach the running mount: %w", err)
+	}
 	c := &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
+			return dialPeer(ctx, socket, owner)
 		},
 	}}
 	body, _ := json.Marshal(req)
 	resp, err := c.Post("http://mnemofs/op", "application/json", bytes.NewReader(body))
+	var foreign *ForeignServerError
+	if errors.As(err, &foreign) {
+		return foreign
+	}
 	if err != nil {
 		return fmt.Errorf("cannot reach the running mount at %s: %w", socket, err)
 	}

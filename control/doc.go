@@ -5,4 +5,10 @@
 //
 // The lock file (<data>/mnemofs.lock) is flock'ed by whichever process has
 // the store open and says who that is (pid, mountpoint, socket).
+//
+// The socket is <data>/control.sock, however long that path (socket.go
+// says how, and where it goes when the data dir cannot hold it). It is
+// never reachable by other users, and both ends check the other's uid
+// (SO_PEERCRED): the mount serves its own user and root, the CLI talks
+// only to a mount of the data dir's owner or root.
 package control

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -29,15 +30,22 @@ type line struct {
 	Final  bool            `json:"final,omitempty"`
 }
 
-// Serve listens on the Unix socket path. unmount is called for the
-// "unmount" operation.
-func Serve(path string, st *store.Store, eng *views.Engine, unmount func() error) (*Server, error) {
-	os.Remove(path) // a stale socket of a dead mount; the lock proves it is ours
-	ln, err := net.Listen("unix", path)
+// Serve listens on the control socket of dataDir (socket.go; Path says
+// where) and answers the requests of the mount's own user and root,
+// logging refused peers to logger. unmount is called for the "unmount"
+// operation.
+func Serve(dataDir string, st *store.Store, eng *views.Engine, unmount func() error, logger *log.Logger) (*Server, error) {
+	if logger == nil {
+		logger = log.Default()
+	}
+	ul, path, err := listen(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	os.Chmod(path, 0o600)
+	if path != SocketPath(dataDir) {
+		logger.Printf("control socket at %s (the data dir cannot hold it)", path)
+	}
+	ln := peerListener{UnixListener: ul, logger: logger}
 	s := &Server{ln: ln, path: path}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /op", func(w http.ResponseWriter, r *http.Request) {
@@ -80,6 +88,9 @@ func Serve(path string, st *store.Store, eng *views.Engine, unmount func() error
 	go s.srv.Serve(ln)
 	return s, nil
 }
+
+// Path is where the socket is (what the lock file should record).
+func (s *Server) Path() string { return s.path }
 
 // Close stops the server, letting replies in flight finish, and removes
 // the socket.

@@ -27,10 +27,10 @@ const (
 type Policy struct {
 	// Trees maps a top-level directory to its update mode; a tree not
 	// listed is in place.
-	Trees         map[string]Tree `yaml:"trees"`
-	Lifecycle     Lifecycle       `yaml:"lifecycle"`
-	Maintenance   Maintenance     `yaml:"maintenance"`
-	Health        Health          `yaml:"health"`
+	Trees       map[string]Tree `yaml:"trees"`
+	Lifecycle   Lifecycle       `yaml:"lifecycle"`
+	Maintenance Maintenance     `yaml:"maintenance"`
+	Health      Health          `yaml:"health"`
 	// Consolidation is the section older versions kept the consolidation
 	// command in. A policy lives in the store, where a --user mount or a
 	// shared store's other hosts could have written it, so it never names

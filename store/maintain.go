@@ -321,4 +321,3 @@ func (s *Store) moveTo(from, to string) error {
 	s.notifyEntry(d, name)
 	return nil
 }
-

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(writerEnv) != "" {
 		os.Exit(crashWriter()) // child process of the crash test
 	}
+	if os.Getenv(peerEnv) != "" {
+		os.Exit(peerHelper()) // child process of the control socket tests
+	}
 	dir, err := os.MkdirTemp("", "mnemofs-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

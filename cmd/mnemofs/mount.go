@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -144,17 +142,6 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 	}
 }
 
-// socketPath picks the control socket: in the data dir, or in the temp dir
-// when that path would be too long for a Unix socket.
-func socketPath(data string) string {
-	p := filepath.Join(data, "control.sock")
-	if len(p) < 100 {
-		return p
-	}
-	h := sha256.Sum256([]byte(data))
-	return filepath.Join(os.TempDir(), "mnemofs-"+hex.EncodeToString(h[:8])+".sock")
-}
-
 // checkMountpoint gives the one-line errors for a bad mountpoint.
 func checkMountpoint(mnt, data string) error {
 	fi, err := os.Stat(mnt)
@@ -231,7 +218,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		}
 		defer enc.Close()
 	}
-	sock := socketPath(data)
+	sock := control.SocketPath(data) // Serve may pick a fallback: see below
 	me := control.Holder{Pid: os.Getpid(), Command: "mount", Mountpoint: mnt, Socket: sock}
 	lock, holder, err := control.Acquire(data, me)
 	if errors.Is(err, control.ErrBusy) {
@@ -286,10 +273,13 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
-	ctl, err := control.Serve(sock, st, eng, func() error { go unmount(); return nil })
+	ctl, err := control.Serve(data, st, eng, func() error { go unmount(); return nil }, cfg.Logger)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mnemofs: warning: no control socket (%v): other commands cannot reach this mount\n", err)
 		me.Socket = ""
+		lock.Update(me)
+	} else if ctl.Path() != sock {
+		me.Socket = ctl.Path()
 		lock.Update(me)
 	}
 	sig := make(chan os.Signal, 2)
@@ -347,7 +337,7 @@ func unmountPath(p string) error {
 		return fail("%s is not a mnemofs mount", mnt)
 	}
 	if h, err := control.ReadHolder(data); err == nil && h.Socket != "" && h.Mountpoint == mnt {
-		err := control.Call(h.Socket, control.Request{Op: "unmount"}, nil, nil)
+		err := control.Call(data, h.Socket, control.Request{Op: "unmount"}, nil, nil)
 		if _, still := mountedData(mnt); err == nil || !still {
 			for i := 0; i < 200; i++ {
 				if _, still := mountedData(mnt); !still {

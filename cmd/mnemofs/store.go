@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,15 +40,16 @@ func dataDir() (string, error) {
 	return filepath.Abs(d)
 }
 
-// encryptionKey reads the key (file or environment) and derives a 32-byte
-// AES key from it; nil when encryption is off.
-func encryptionKey() ([]byte, error) {
+// encryptionKey reads the key (file or environment) and derives the
+// 32-byte AES key of the store in dataDir from it (key.go); nil when
+// encryption is off.
+func encryptionKey(dataDir string) ([]byte, error) {
 	var raw []byte
 	switch {
 	case globals.keyFile != "":
-		b, err := os.ReadFile(globals.keyFile)
+		b, err := readKeyFile(globals.keyFile)
 		if err != nil {
-			return nil, fail("cannot read the encryption key file: %v", err)
+			return nil, err
 		}
 		raw = b
 	case os.Getenv("MNEMOFS_ENCRYPTION_KEY") != "":
@@ -57,18 +57,22 @@ func encryptionKey() ([]byte, error) {
 	default:
 		return nil, nil
 	}
-	if len(raw) < 16 {
-		return nil, fail("the encryption key is too short (%d bytes): use at least 16 random bytes", len(raw))
+	p, fresh, err := storeKDF(dataDir)
+	if err != nil {
+		return nil, err
 	}
-	k := sha256.Sum256(raw)
-	return k[:], nil
+	key, err := deriveKey(raw, p)
+	if err == nil && fresh {
+		err = saveKDF(dataDir, p) // before Badger creates DATA/db
+	}
+	return key, err
 }
 
 // openStore opens the store in dataDir, which the caller has locked.
 // cacheBytes bounds the content cache (store.Options.CacheBytes); ro opens
 // it read-only (nothing at all is written).
 func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change), cacheBytes int64, ro bool) (backend.KV, *store.Store, error) {
-	key, err := encryptionKey()
+	key, err := encryptionKey(dataDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -112,7 +116,12 @@ func run(req control.Request, p control.Progress, result any) error {
 	lock, holder, err := control.Acquire(dir, control.Holder{Pid: os.Getpid(), Command: req.Op})
 	if errors.Is(err, control.ErrBusy) {
 		if holder != nil && holder.Socket != "" {
-			return control.Call(holder.Socket, req, p, result)
+			err := control.Call(dir, holder.Socket, req, p, result)
+			var foreign *control.ForeignServerError
+			if errors.As(err, &foreign) {
+				return fail("%v", foreign)
+			}
+			return err
 		}
 		if holder != nil {
 			return fail("the store in %s is busy: pid %d is running 'mnemofs %s'; try again when it has finished", dir, holder.Pid, holder.Command)
