@@ -8,7 +8,8 @@ package main
 //
 // What the key may be (the file's bytes, or the variable's value):
 //
-//   - exactly 32 bytes: the AES-256 key, used as it is;
+//   - exactly 32 bytes, not all printable text: the AES-256 key, used as
+//     it is (32 characters of text are a passphrase, below);
 //   - 64 hex characters, optionally followed by a newline: the 32 bytes
 //     they spell, used as they are;
 //   - anything else is a passphrase (at least 16 bytes, after dropping
@@ -97,8 +98,8 @@ func deriveKey(raw []byte, p *kdfParams) ([]byte, error) {
 		k := sha256.Sum256(raw)
 		return k[:], nil
 	}
-	if len(raw) == 32 {
-		return bytes.Clone(raw), nil
+	if len(raw) == 32 && !printable(raw) {
+		return bytes.Clone(raw), nil // random bytes; 32 characters of text are a passphrase
 	}
 	if h := trimNewline(raw); len(h) == 64 {
 		if k, err := hex.DecodeString(string(h)); err == nil {
@@ -113,6 +114,17 @@ func deriveKey(raw []byte, p *kdfParams) ([]byte, error) {
 		return nil, err
 	}
 	return argon2.IDKey(pass, p.Salt, p.Time, p.MemoryKiB, p.Threads, p.KeyLen), nil
+}
+
+// printable reports whether b is all printable ASCII (text, not random
+// bytes: a random 32-byte key is all printable once in about 2^15).
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 func tooShort(n int) error {

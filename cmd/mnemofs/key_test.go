@@ -34,6 +34,7 @@ func TestDeriveKeyFormats(t *testing.T) {
 		want []byte
 	}{
 		{"32 raw bytes", string(raw), p, raw},
+		{"32 characters of text are a passphrase", strings.Repeat("k", 32), p, argon2.IDKey([]byte(strings.Repeat("k", 32)), p.Salt, 1, 64, 1, 32)},
 		{"64 hex", hexKey, p, raw},
 		{"64 hex and newline", hexKey + "\n", p, raw},
 		{"64 hex and CRLF", hexKey + "\r\n", p, raw},
