@@ -52,7 +52,7 @@ func Call(dataDir, socket string, req Request, p Progress, result any) error {
 			continue
 		}
 		if l.Error != "" {
-			return errors.New(l.Error)
+			return &RemoteError{l.Error}
 		}
 		if result != nil && len(l.Result) > 0 {
 			return json.Unmarshal(l.Result, result)
@@ -64,3 +64,9 @@ func Call(dataDir, socket string, req Request, p Progress, result any) error {
 	}
 	return errors.New("the running mount closed the connection without an answer")
 }
+
+// RemoteError is an error the mount answered a request with: a message
+// for the user, as the command would have said it without a mount.
+type RemoteError struct{ Msg string }
+
+func (e *RemoteError) Error() string { return e.Msg }

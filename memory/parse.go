@@ -41,14 +41,10 @@ func HasMetadata(name string) bool {
 
 // Parse reads metadata from a memory named name with the given content.
 func Parse(name string, content []byte) Parsed {
-	var p Parsed
 	if len(content) > MaxParse {
-		if declaresMetadata(name, content) {
-			p.Err = fmt.Errorf("metadata not read: the file is over %d bytes", MaxParse)
-			p.Unreadable = true
-		}
-		return p
+		return ParseLarge(name, content)
 	}
+	var p Parsed
 	switch strings.ToLower(path.Ext(name)) {
 	case ".json":
 		p.Err = parseJSON(content, &p.Meta)
@@ -58,6 +54,18 @@ func Parse(name string, content []byte) Parsed {
 	default:
 		p.BodyOffset, p.Err = parseFrontMatter(content, &p.Meta)
 		p.Unreadable = p.Err != nil && len(p.Meta.Users) == 0 && errors.Is(p.Err, errUnreadable)
+	}
+	return p
+}
+
+// ParseLarge is Parse for a file over MaxParse, of which prefix is the
+// start: its metadata is not read, and a file that starts like a metadata
+// block says so (Err, Unreadable) rather than silently declaring nothing.
+func ParseLarge(name string, prefix []byte) Parsed {
+	var p Parsed
+	if declaresMetadata(name, prefix) {
+		p.Err = fmt.Errorf("metadata not read: the file is over %d bytes", MaxParse)
+		p.Unreadable = true
 	}
 	return p
 }

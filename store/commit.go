@@ -203,7 +203,13 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	if !keepMeta {
-		rec.applyParse(memory.Parse(name, head))
+		p := memory.Parse(name, head)
+		if head == nil && size > headMax && memory.HasMetadata(name) {
+			pre := make([]byte, 64)
+			n, _ := s.readLocked(f.ino, f, pre, 0)
+			p = memory.ParseLarge(name, pre[:n])
+		}
+		rec.applyParse(p)
 		s.claim(rec)
 		rec.RelatedInos = s.resolveRelated(f.ino, rec.Meta.Related)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/memory"
@@ -184,7 +186,10 @@ func (s *Store) requeueAccess(inos []uint64, pending map[uint64]accessStat) {
 
 // Info is a memory as listed in meta/index.json and the xattrs.
 type Info struct {
-	Path         string         `json:"path"`
+	Path string `json:"path"`
+	// PathBase64 is Path exactly, for a name that is not UTF-8 (JSON
+	// would replace its bytes with U+FFFD): ExactPath.
+	PathBase64   string         `json:"path_base64,omitempty"`
 	Ino          uint64         `json:"ino"`
 	Type         string         `json:"type"`
 	Size         uint64         `json:"size"`
@@ -213,7 +218,7 @@ type Info struct {
 
 // info builds the Info of a regular file from its inode, path and record.
 func info(i *Inode, p string, r *Record) Info {
-	in := Info{Path: p, Ino: i.Ino, Size: i.Size, SHA256: r.SHA256, Version: r.Version,
+	in := Info{Path: p, PathBase64: ExactPath(p), Ino: i.Ino, Size: i.Size, SHA256: r.SHA256, Version: r.Version,
 		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.audience(), Entities: r.Meta.Entities,
 		Tags: r.Meta.Tags, Importance: r.Meta.Importance, Expires: r.Meta.Expires,
 		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error, BodyOffset: r.BodyOffset,
@@ -230,6 +235,15 @@ func info(i *Inode, p string, r *Record) Info {
 		in.Type = TopDir(p)
 	}
 	return in
+}
+
+// ExactPath is p in base64 when p is not valid UTF-8 (JSON cannot carry
+// its bytes), else "".
+func ExactPath(p string) string {
+	if utf8.ValidString(p) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(p))
 }
 
 // TopDir is the first component of a store path ("/episodic/a.md" → "episodic").

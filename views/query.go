@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/search"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // DefaultK is how many results a search returns without k:N.
@@ -86,13 +87,16 @@ func ParseQuery(name string) (Query, error) {
 
 // Result is one ranked memory.
 type Result struct {
-	Rank    int     `json:"rank"`
-	Score   float64 `json:"score"`
-	Ino     uint64  `json:"-"`
-	Path    string  `json:"path"`
-	Name    string  `json:"name"`
-	Line    uint32  `json:"line,omitempty"`
-	Snippet string  `json:"snippet"`
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+	Ino   uint64  `json:"-"`
+	Path  string  `json:"path"`
+	// PathBase64 is Path exactly, for a name that is not UTF-8 (JSON
+	// would replace its bytes).
+	PathBase64 string `json:"path_base64,omitempty"`
+	Name       string `json:"name"`
+	Line       uint32 `json:"line,omitempty"`
+	Snippet    string `json:"snippet"`
 	// With a model loaded: the memory's rank in the lexical and in the
 	// vector list (0: not in it); Score is then the fused score.
 	Lexical int  `json:"lexical_rank,omitempty"`
@@ -125,7 +129,7 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 				if err != nil {
 					continue
 				}
-				r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, Name: path.Base(p),
+				r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p),
 					Line: h.Part, Lexical: h.LexRank, Vector: h.VecRank, Hybrid: true}
 				r.Snippet = e.snippet(search.Hit{Ino: h.Ino, Part: h.Part}, q.Terms)
 				out = append(out, r)
@@ -141,7 +145,7 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 		if err != nil {
 			continue
 		}
-		r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, Name: path.Base(p), Line: h.Part}
+		r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p), Line: h.Part}
 		r.Snippet = e.snippet(h, q.Terms)
 		out = append(out, r)
 	}

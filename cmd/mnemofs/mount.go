@@ -208,6 +208,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if err := checkMountpoint(mnt, data); err != nil {
 		return err
 	}
+	if fi, err := os.Stat(data); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(os.Stderr, "mnemofs: warning: the data directory %s is open to other users (mode %04o): they can read the store's files; 'chmod 700 %s' (SECURITY.md)\n", data, fi.Mode().Perm(), data)
+	}
 	if err := checkFuse(); err != nil {
 		return err
 	}

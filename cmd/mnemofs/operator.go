@@ -50,7 +50,7 @@ func loadOperator(data string) (policy.Operator, error) {
 			return policy.Operator{}, err
 		}
 		if err := onlyOperator(c.path, fi); err != nil {
-			return policy.Operator{}, err
+			return policy.Operator{}, fail("%v", err)
 		}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, operatorMax+1))
@@ -60,7 +60,11 @@ func loadOperator(data string) (policy.Operator, error) {
 	if len(b) > operatorMax {
 		return policy.Operator{}, fmt.Errorf("%s is over %d bytes", p, operatorMax)
 	}
-	return policy.ParseOperator(b)
+	o, err := policy.ParseOperator(b)
+	if err != nil {
+		return o, fail("%s: %v", p, err)
+	}
+	return o, nil
 }
 
 // onlyOperator refuses a file or directory that someone other than the

@@ -118,8 +118,9 @@ func run(req control.Request, p control.Progress, result any) error {
 		if holder != nil && holder.Socket != "" {
 			err := control.Call(dir, holder.Socket, req, p, result)
 			var foreign *control.ForeignServerError
-			if errors.As(err, &foreign) {
-				return fail("%v", foreign)
+			var remote *control.RemoteError
+			if errors.As(err, &foreign) || errors.As(err, &remote) {
+				return fail("%v", err)
 			}
 			return err
 		}
