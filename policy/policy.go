@@ -147,6 +147,9 @@ func parse(b []byte) (Policy, error) {
 	if err := d.Decode(&extra); err == nil {
 		return Policy{}, errors.New("policy: more than one YAML document")
 	}
+	if p.Trees == nil {
+		p.Trees = Default().Trees // "trees:" with nothing: left out
+	}
 	return p, p.Validate()
 }
 

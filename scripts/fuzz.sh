@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# fuzz.sh: runs every fuzz target of the project for FUZZTIME each (default
-# 5m), one worker at a time, and keeps what the fuzzer found interesting as
+# fuzz.sh: runs every fuzz target of the project (front matter, queries,
+# names, policy and operator files, names looked up in the mount's
+# generated trees) for FUZZTIME each (default 5m), one worker at a time, and keeps what the fuzzer found interesting as
 # seed corpus in <package>/testdata/fuzz/<target>/ (go test then replays it
 # on every run). A failure stops the script with the fuzzer's report; the
 # failing input is saved there by go test itself.
@@ -14,6 +15,9 @@ targets=(
 	"./memory FuzzParse"
 	"./views FuzzParseQuery"
 	"./store FuzzNames"
+	"./policy FuzzPolicy"
+	"./policy FuzzOperator"
+	"./fusefs FuzzViewNames"
 )
 cache=$(go env GOCACHE)/fuzz/github.com/mnemofs/mnemofs
 for t in "${targets[@]}"; do

@@ -79,7 +79,7 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 			"sha256", "version"},
 		"xattr_prefix": store.SystemXattrPrefix,
 		"policy": map[string]any{
-			"file": "meta/policy.yaml (writable; an invalid policy is refused with EINVAL at close and the old one kept; durations: 90s, 45m, 1h, 30d)",
+			"file": "meta/policy.yaml (the operator's: writable in a mount without --user, or with 'mnemofs policy set'; an invalid policy is refused with EINVAL at close and the old one kept; durations: 90s, 45m, 1h, 30d; programs to run are never here but in the data directory's operator.yaml)",
 			"keys": policy.Schema(),
 		},
 	})
