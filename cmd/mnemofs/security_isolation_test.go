@@ -47,8 +47,11 @@ func TestIsolationFailsClosed(t *testing.T) {
 	}
 	// 3. Links and 4. duplicates reveal nothing of bob's.
 	check(t, os.WriteFile(p("semantic/links.md"), []byte("---\nrelated: [bob/plans.md, bob/nothere.md]\n---\nmy links\n"), 0o644))
-	check(t, os.WriteFile(p("semantic/mycopy.md"), []byte("---\nuser: alice\n---\nguessable text\n"), 0o644))
-	check(t, os.WriteFile(p("semantic/mycopy2.md"), []byte("guessable text\n"), 0o644))
+	// Bob's exact bytes (a guess): they stay alice's, and no pass may
+	// confirm the guess by naming bob's copy.
+	guess := []byte("---\nuser: bob\n---\nguessable text\n")
+	check(t, os.WriteFile(p("semantic/mycopy.md"), guess, 0o644))
+	check(t, os.WriteFile(p("semantic/mycopy2.md"), guess, 0o644))
 	m.stop(t, syscall.SIGTERM)
 	m = startMount(t, data, mnt) // bob's memory moves
 	check(t, os.Rename(p("semantic/bob/plans.md"), p("semantic/bob/plans-2027.md")))
@@ -62,6 +65,9 @@ func TestIsolationFailsClosed(t *testing.T) {
 		if strings.Contains(string(idx), leak) {
 			t.Errorf("alice's meta/index.json shows %q:\n%s", leak, idx)
 		}
+	}
+	if !strings.Contains(string(idx), `"duplicate_of": "/semantic/mycopy.md"`) {
+		t.Errorf("alice's own duplicate is not marked:\n%s", idx)
 	}
 	if !strings.Contains(string(idx), `"bob/plans.md"`) {
 		t.Errorf("alice's link to a hidden memory is not shown as she wrote it:\n%s", idx)
