@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"path"
 	"strings"
-
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // MaxParse is the largest file whose metadata is parsed; larger files are
-// stored and searchable but declare no metadata.
+// stored and searchable but declare no metadata, and one that starts with
+// front matter (or a JSON object) gets a problem saying so (Unparsed).
 const MaxParse = 4 << 20
 
 // Parsed is the result of Parse.
@@ -28,7 +27,7 @@ type Parsed struct {
 // HasMetadata reports whether files of this name can declare metadata
 // (logs cannot), so callers can skip reading them for Parse.
 func HasMetadata(name string) bool {
-	switch strings.ToLower(path.Ext(name)) {
+	switch ext(name) {
 	case ".jsonl", ".ndjson", ".log":
 		return false
 	}
@@ -39,9 +38,10 @@ func HasMetadata(name string) bool {
 func Parse(name string, content []byte) Parsed {
 	var p Parsed
 	if len(content) > MaxParse {
+		p.Err = Unparsed(name, content)
 		return p
 	}
-	switch strings.ToLower(path.Ext(name)) {
+	switch ext(name) {
 	case ".json":
 		p.Err = parseJSON(content, &p.Meta)
 	case ".jsonl", ".ndjson", ".log":
@@ -57,30 +57,34 @@ func parseFrontMatter(content []byte, m *Meta) (int, error) {
 	if !ok || strings.TrimRight(string(first), " \t\r") != "---" {
 		return 0, nil
 	}
-	off := len(content) - len(rest)
-	var yml []byte
-	end := -1
-	for len(rest) > 0 {
-		line, next, _ := cutLine(rest)
-		t := strings.TrimRight(string(line), " \t\r")
-		if t == "---" || t == "..." {
-			yml = content[off : len(content)-len(rest)]
-			end = len(content) - len(next)
-			break
-		}
-		rest = next
-	}
-	if end < 0 {
+	yamlEnd, end, closed := frontMatterEnd(content, rest)
+	if !closed {
 		return 0, errors.New("front matter starts with --- but is never closed by a --- line")
 	}
-	var kv map[string]any
-	if err := yaml.Unmarshal(yml, &kv); err != nil {
+	yml := content[len(content)-len(rest) : yamlEnd]
+	kv, err := decodeYAML(yml)
+	if err != nil {
 		return end, fmt.Errorf("front matter is not valid YAML: %v", yamlMsg(err))
 	}
 	if errs := m.fromMap(kv); len(errs) > 0 {
 		return end, fmt.Errorf("front matter: %s", strings.Join(errs, "; "))
 	}
 	return end, nil
+}
+
+// frontMatterEnd finds the line closing front matter in content, whose
+// lines after the opening one are rest: it returns where that line starts
+// (the end of the YAML) and the offset after it (the body's start).
+func frontMatterEnd(content, rest []byte) (int, int, bool) {
+	for len(rest) > 0 {
+		line, next, _ := cutLine(rest)
+		t := bytes.TrimRight(line, " \t\r")
+		if string(t) == "---" || string(t) == "..." {
+			return len(content) - len(rest), len(content) - len(next), true
+		}
+		rest = next
+	}
+	return 0, 0, false
 }
 
 func parseJSON(content []byte, m *Meta) error {
@@ -117,6 +121,8 @@ var recognised = map[string]struct{}{
 	"tags": {}, "topic": {}, "importance": {}, "importance_score": {}, "created": {},
 	"related": {}, "related_files": {}, "expires": {},
 }
+
+func ext(name string) string { return strings.ToLower(path.Ext(name)) }
 
 func cutLine(b []byte) (line, rest []byte, ok bool) {
 	i := bytes.IndexByte(b, '\n')
