@@ -36,7 +36,7 @@ func (v *valuesDir) filter(val string) views.Filter {
 }
 
 func (v *valuesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if !contains(v.fsys.eng.Values(v.field, views.Filter{}), name) {
+	if !v.fsys.eng.HasValue(v.field, name) {
 		return nil, syscall.ENOENT
 	}
 	key := v.key + "/" + name
@@ -44,8 +44,12 @@ func (v *valuesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 }
 
 func (v *valuesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	var list []fuse.DirEntry
-	for _, val := range v.fsys.eng.Values(v.field, views.Filter{}) {
+	vals := v.fsys.eng.Values(v.field, views.Filter{})
+	list := make([]fuse.DirEntry, 0, len(vals))
+	for i, val := range vals {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, syscall.EINTR
+		}
 		list = append(list, dirEntry(val, v.key+"/"+val))
 	}
 	return fs.NewListDirStream(list), 0
@@ -57,28 +61,11 @@ type dateDir struct {
 	prefix string // "", "2024", "2024/05"
 }
 
-func (d *dateDir) names() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, day := range d.fsys.eng.Values("date", views.Filter{}) {
-		if d.prefix != "" && !strings.HasPrefix(day, d.prefix+"/") {
-			continue
-		}
-		rest := strings.TrimPrefix(strings.TrimPrefix(day, d.prefix), "/")
-		part, _, _ := strings.Cut(rest, "/")
-		if !seen[part] {
-			seen[part] = true
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
 func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if !contains(d.names(), name) {
+	p := strings.TrimPrefix(d.prefix+"/"+name, "/")
+	if !d.fsys.eng.HasDate(p) { // names never hold a "/": p is one level down
 		return nil, syscall.ENOENT
 	}
-	p := strings.TrimPrefix(d.prefix+"/"+name, "/")
 	key := "/by-date/" + p
 	if strings.Count(p, "/") == 2 {
 		return d.child(ctx, key, newViewRoot(d.fsys, fixed(views.Filter{Date: p}), key), out), 0
@@ -87,8 +74,9 @@ func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 }
 
 func (d *dateDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	var list []fuse.DirEntry
-	for _, n := range d.names() {
+	names := d.fsys.eng.DateNames(d.prefix)
+	list := make([]fuse.DirEntry, 0, len(names))
+	for _, n := range names {
 		list = append(list, dirEntry(n, "/by-date/"+strings.TrimPrefix(d.prefix+"/"+n, "/")))
 	}
 	return fs.NewListDirStream(list), 0
@@ -120,9 +108,15 @@ func (v *viewDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	v.fsys.eng.Ready()
 	f := v.scope()
 	switch {
-	case i.IsDir() && v.fsys.eng.DirsWith(f)[i.Ino]:
-		key := v.key + "/" + name
-		return v.child(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys}, scope: v.scope, real: i.Ino, key: key}, out), 0
+	case i.IsDir():
+		dirs, err := v.fsys.eng.DirsWithCtx(ctx, f)
+		if err != nil {
+			return nil, errno(err)
+		}
+		if dirs[i.Ino] {
+			key := v.key + "/" + name
+			return v.child(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys}, scope: v.scope, real: i.Ino, key: key}, out), 0
+		}
 	case i.IsReg() && v.fsys.eng.MatchIno(i.Ino, f):
 		ch := v.fsys.newNode(ctx, v.EmbeddedInode(), &i, out)
 		out.SetEntryTimeout(uncached) // the memory may leave the view
@@ -138,9 +132,15 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	}
 	v.fsys.eng.Ready()
 	f := v.scope()
-	dirs := v.fsys.eng.DirsWith(f)
+	dirs, err := v.fsys.eng.DirsWithCtx(ctx, f)
+	if err != nil {
+		return nil, errno(err)
+	}
 	list := make([]fuse.DirEntry, 0, len(ents)+1)
-	for _, e := range ents {
+	for n, e := range ents {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return nil, syscall.EINTR
+		}
 		switch e.Mode & syscall.S_IFMT {
 		case syscall.S_IFDIR:
 			if dirs[e.Ino] {
@@ -157,9 +157,4 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
 	}
 	return fs.NewListDirStream(list), 0
-}
-
-func contains(list []string, s string) bool {
-	i := sort.SearchStrings(list, s)
-	return i < len(list) && list[i] == s
 }
