@@ -2,17 +2,20 @@ package fusefs
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/mnemofs/mnemofs/memory"
+	"github.com/mnemofs/mnemofs/views"
 )
 
 // Views in bounded time. Every lookup of a READDIRPLUS of by-tag/ used to
@@ -141,6 +144,34 @@ func TestByTagOfManyMemories(t *testing.T) {
 	// One view among them, and its directory listing.
 	if got := strings.Join(lsL(t, tf.path("by-tag/own01999/episodic/many")), " "); got != "m1999.md" {
 		t.Fatalf("by-tag/own01999 lists %q", got)
+	}
+}
+
+// TestInterruptedRequests: a request the kernel interrupted (its context
+// done) ends with EINTR instead of finishing its work.
+func TestInterruptedRequests(t *testing.T) {
+	tf := testMount(t)
+	must(t, os.WriteFile(tf.path("semantic/a.md"), []byte("---\ntags: [x]\n---\nsome words\n"), 0o644))
+	tf.eng.Ready()
+	f := &FS{st: tf.st, eng: tf.eng}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q, err := views.ParseQuery("words")
+	must(t, err)
+	view := newViewRoot(f, fixed(views.Filter{Path: "/semantic"}), "/x")
+	if _, errno := view.Readdir(ctx); errno != syscall.EINTR {
+		t.Errorf("view Readdir: %v", errno)
+	}
+	qd := &queryDir{genDir: genDir{fsys: f}, scope: fixed(views.Filter{}), q: q, key: "/search/words"}
+	if _, errno := qd.Readdir(ctx); errno != syscall.EINTR {
+		t.Errorf("search Readdir: %v", errno)
+	}
+	if _, err := f.eng.ContextCtx(ctx, q, views.Filter{}); errno(err) != syscall.EINTR {
+		t.Errorf("context: %v", err)
+	}
+	// Not interrupted, the same requests answer.
+	if _, errno := view.Readdir(context.Background()); errno != 0 {
+		t.Errorf("view Readdir: %v", errno)
 	}
 }
 

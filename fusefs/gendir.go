@@ -53,7 +53,7 @@ func (g *genDir) child(ctx context.Context, key string, ops fs.InodeEmbedder, ou
 }
 
 // genFileChild returns a generated file below g.
-func (g *genDir) genFileChild(ctx context.Context, key string, gen func() ([]byte, error), out *fuse.EntryOut) *fs.Inode {
+func (g *genDir) genFileChild(ctx context.Context, key string, gen func(context.Context) ([]byte, error), out *fuse.EntryOut) *fs.Inode {
 	f := &genFile{fsys: g.fsys, gen: gen}
 	ino := synthIno(key)
 	f.fillAttr(ino, &out.Attr)

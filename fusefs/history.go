@@ -89,7 +89,7 @@ func (h *historyFile) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	}
 	n := vs[k-1].N
 	key := fmt.Sprintf("/history/%d/%d", h.ino, n)
-	return h.genFileChild(ctx, key, func() ([]byte, error) { return h.fsys.st.VersionContent(h.ino, n) }, out), 0
+	return h.genFileChild(ctx, key, func(context.Context) ([]byte, error) { return h.fsys.st.VersionContent(h.ino, n) }, out), 0
 }
 
 func (h *historyFile) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

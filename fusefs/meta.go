@@ -23,9 +23,9 @@ func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		return nil, syscall.ENOENT
 	}
 	if name == "stats.json" && m.fsys.eng != nil {
-		return m.genFileChild(ctx, "/meta/"+name, func() ([]byte, error) { return m.fsys.eng.StatsJSON() }, out), 0
+		return m.genFileChild(ctx, "/meta/"+name, func(context.Context) ([]byte, error) { return m.fsys.eng.StatsJSON() }, out), 0
 	}
-	return m.genFileChild(ctx, "/meta/"+name, func() ([]byte, error) { return gen(m.fsys.st) }, out), 0
+	return m.genFileChild(ctx, "/meta/"+name, func(context.Context) ([]byte, error) { return gen(m.fsys.st) }, out), 0
 }
 
 func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
@@ -43,7 +43,7 @@ func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 type genFile struct {
 	fs.Inode
 	fsys *FS
-	gen  func() ([]byte, error)
+	gen  func(context.Context) ([]byte, error) // given the open's context
 }
 
 func (g *genFile) fillAttr(ino uint64, out *fuse.Attr) {
@@ -67,7 +67,7 @@ func (g *genFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
 		return nil, 0, syscall.EROFS // generated, as every name in the views
 	}
-	b, err := g.gen()
+	b, err := g.gen(ctx)
 	if err != nil {
 		return nil, 0, errno(err)
 	}

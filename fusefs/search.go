@@ -55,20 +55,27 @@ type queryDir struct {
 // maxStale bounds how long one set of results answers lookups.
 const maxStale = time.Second
 
-func (d *queryDir) snapshot(fresh bool) []views.Result {
+func (d *queryDir) snapshot(ctx context.Context, fresh bool) ([]views.Result, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	gen := d.fsys.eng.Gen()
 	if fresh || d.results == nil || gen != d.gen || time.Since(d.at) > maxStale {
-		d.results = d.fsys.eng.Search(d.q, d.scope())
+		rs, err := d.fsys.eng.SearchCtx(ctx, d.q, d.scope())
+		if err != nil {
+			return nil, err
+		}
+		d.results = rs
 		d.gen, d.at = gen, time.Now()
 	}
-	return d.results
+	return d.results, nil
 }
 
 func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	defer observe(latSearch, time.Now())
-	rs := d.snapshot(true)
+	rs, err := d.snapshot(ctx, true)
+	if err != nil {
+		return nil, errno(err)
+	}
 	list := []fuse.DirEntry{{Name: ".results", Mode: syscall.S_IFREG, Ino: synthIno(d.key + "/.results")}}
 	for _, r := range rs {
 		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: r.Ino, Mode: syscall.S_IFREG})
@@ -78,11 +85,16 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 
 func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if name == ".results" {
-		return d.genFileChild(ctx, d.key+"/.results", func() ([]byte, error) {
-			return views.ResultsText(d.q, d.snapshot(false)), nil
+		return d.genFileChild(ctx, d.key+"/.results", func(ctx context.Context) ([]byte, error) {
+			rs, err := d.snapshot(ctx, false)
+			return views.ResultsText(d.q, rs), err
 		}, out), 0
 	}
-	for _, r := range d.snapshot(false) {
+	rs, err := d.snapshot(ctx, false)
+	if err != nil {
+		return nil, errno(err)
+	}
+	for _, r := range rs {
 		if views.EntryName(r) != name {
 			continue
 		}
@@ -110,8 +122,8 @@ func (c *contextDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if err != nil {
 		return nil, syscall.EINVAL
 	}
-	return c.genFileChild(ctx, c.key+"/"+name, func() ([]byte, error) {
-		return c.fsys.eng.Context(q, c.scope()), nil
+	return c.genFileChild(ctx, c.key+"/"+name, func(ctx context.Context) ([]byte, error) {
+		return c.fsys.eng.ContextCtx(ctx, q, c.scope())
 	}, out), 0
 }
 

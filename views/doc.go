@@ -26,8 +26,8 @@
 //     walks the catalog per entry it lists (CatalogScans counts the
 //     walks). With memory's cap of 256 values per list per memory, one
 //     file cannot make a listing long either. Walks that remain (filtered
-//     Values and Recent, DirsWith) take a context and stop with its error
-//     when the kernel interrupts the request.
+//     Values, Recent, DirsWith, search, context/) take a context and stop
+//     with its error when the kernel interrupts the request.
 //   - With a model (SetEncoder, embed.go) changed memories are embedded in
 //     the background and search fuses lexical and vector ranks
 //     (hybrid.go); without one, search is lexical only.

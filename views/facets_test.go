@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"reflect"
@@ -275,5 +276,32 @@ func TestListingsDoNotScan(t *testing.T) {
 	// The unfiltered Recent walks the catalog once for this generation.
 	if got := v.e.CatalogScans() - before; got > 1 {
 		t.Fatalf("listing by-tag/, by-date/ and recent/ walked the catalog %d times", got)
+	}
+}
+
+// TestCancelled: a done context stops a filtered walk and a search.
+func TestCancelled(t *testing.T) {
+	v := newQCEnv(t, 0)
+	for i := range 2000 {
+		v.writeAt(t, fmt.Sprintf("/semantic/m%d.md", i), "common words here\n")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q, _ := ParseQuery("common")
+	if rs, err := v.e.SearchCtx(ctx, q, Filter{}); err == nil {
+		t.Fatalf("search went on: %d results", len(rs))
+	}
+	if _, err := v.e.RecentCtx(ctx, 10, Filter{Path: "/semantic"}); err == nil {
+		t.Fatal("filtered recent went on")
+	}
+	if _, err := v.e.DirsWithCtx(ctx, Filter{Path: "/semantic"}); err == nil {
+		t.Fatal("DirsWith went on")
+	}
+	if _, err := v.e.ContextCtx(ctx, q, Filter{}); err == nil {
+		t.Fatal("context went on")
+	}
+	// Not cancelled, the same work is done, and not cached as empty.
+	if rs := v.e.Search(q, Filter{}); len(rs) == 0 {
+		t.Fatal("no results")
 	}
 }
