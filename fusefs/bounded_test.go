@@ -147,6 +147,28 @@ func TestByTagOfManyMemories(t *testing.T) {
 	}
 }
 
+func TestHugeFrontMatterIsReported(t *testing.T) {
+	tf := testMount(t)
+	p := tf.path("semantic/huge.md")
+	var b bytes.Buffer
+	b.WriteString("---\ntags: [kept]\nnotes:\n")
+	for b.Len() < 10<<20 {
+		b.WriteString("  - a line of a very long front matter block\n")
+	}
+	b.WriteString("---\nbody\n")
+	must(t, os.WriteFile(p, b.Bytes(), 0o644))
+	if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, b.Bytes()) {
+		t.Fatalf("the write was not kept as written (%d bytes, %v)", len(got), err)
+	}
+	want := fmt.Sprintf("/semantic/huge.md\tfront matter over %d bytes not parsed", memory.MaxParse)
+	if errs := read(t, tf.path("meta/errors")); !strings.Contains(errs, want) {
+		t.Fatalf("meta/errors lacks %q:\n%s", want, errs)
+	}
+	if stats := read(t, tf.path("meta/stats.json")); !strings.Contains(stats, `"memories_with_errors": 1`) {
+		t.Fatalf("stats.json counts no error:\n%s", stats)
+	}
+}
+
 // TestInterruptedRequests: a request the kernel interrupted (its context
 // done) ends with EINTR instead of finishing its work.
 func TestInterruptedRequests(t *testing.T) {

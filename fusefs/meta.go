@@ -22,8 +22,13 @@ func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	if name == "stats.json" && m.fsys.eng != nil {
-		return m.genFileChild(ctx, "/meta/"+name, func(context.Context) ([]byte, error) { return m.fsys.eng.StatsJSON() }, out), 0
+	if eng := m.fsys.eng; eng != nil {
+		switch name {
+		case "stats.json":
+			return m.genFileChild(ctx, "/meta/"+name, func(context.Context) ([]byte, error) { return eng.StatsJSON() }, out), 0
+		case "errors":
+			return m.genFileChild(ctx, "/meta/"+name, func(context.Context) ([]byte, error) { return eng.Errors() }, out), 0
+		}
 	}
 	return m.genFileChild(ctx, "/meta/"+name, func(context.Context) ([]byte, error) { return gen(m.fsys.st) }, out), 0
 }

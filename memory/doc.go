@@ -13,9 +13,12 @@
 //     "tags: 380000 values, only the first 256 are kept".
 //   - A tag, user, entity or related value over MaxValueLen (255) bytes is
 //     dropped: it could not be a name under by-tag/ or by-user/.
-//   - Only the first MaxParse (4 MiB) bytes are read for metadata; a larger
-//     file that starts with front matter or a JSON object declares none
-//     and says so (Unparsed: "front matter over 4194304 bytes not parsed").
+//   - A file over MaxParse (4 MiB) declares no metadata. One that starts
+//     with front matter or a JSON object gets a problem saying so
+//     (Unparsed: "front matter over 4194304 bytes not parsed"): from Parse
+//     when given all of it (imports), else from views, which reads the
+//     first MaxParse bytes of such a file and reports it in meta/errors
+//     (the store does not read files that large back for parsing).
 //   - Parsing takes time linear in the front matter's size (yaml.go:
 //     yaml.Unmarshal compares every key of a mapping with every other one;
 //     what aliases expand to is bounded by the input's size).

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -210,13 +211,16 @@ func (e *Engine) refresh(ino uint64, content bool) {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
 		}
 		ent.nextLine, ent.indexedSize = next, size
+		if in.Error == "" && a.Size > memory.MaxParse {
+			ent.problem = e.unparsed(ino, name)
+		}
 		e.idx.Put(ino, parts, parent, name)
 		if e.emb != nil {
 			e.emb.enqueue(ino)
 		}
 	} else {
 		if old := e.entry(ino); old != nil {
-			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
+			ent.nextLine, ent.indexedSize, ent.problem = old.nextLine, old.indexedSize, old.problem
 		}
 		if parent != 0 {
 			e.idx.Move(ino, parent, name)

@@ -35,6 +35,10 @@ type Entry struct {
 	// again whether it is hidden when a directory moves (facets.go).
 	parent uint64
 	name   string
+	// problem: what is wrong with metadata the store did not parse (a
+	// file over memory.MaxParse that starts with front matter), for
+	// meta/errors.
+	problem string
 }
 
 // Engine keeps the catalog of memories and the lexical index in step with
@@ -56,6 +60,8 @@ type Engine struct {
 	// hidden: the memories the unfiltered views leave out (archived).
 	facets [nFields]facet
 	hidden map[uint64]bool
+	// problems counts the entries with a problem (Entry.problem).
+	problems int
 	// recent: Recent(recentN, Filter{}) as of generation recentGen.
 	recent    []uint64
 	recentN   int

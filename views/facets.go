@@ -168,6 +168,12 @@ func (fc *facet) shownChanged(v string, d int) {
 func (e *Engine) put(ent *Entry, hidden bool) {
 	if old := e.cat[ent.Ino]; old != nil {
 		e.unindex(old, e.hidden[ent.Ino])
+		if old.problem != "" {
+			e.problems--
+		}
+	}
+	if ent.problem != "" {
+		e.problems++
 	}
 	e.cat[ent.Ino] = ent
 	e.index(ent, hidden)
@@ -182,6 +188,9 @@ func (e *Engine) put(ent *Entry, hidden bool) {
 func (e *Engine) remove(ino uint64) {
 	if old := e.cat[ino]; old != nil {
 		e.unindex(old, e.hidden[ino])
+		if old.problem != "" {
+			e.problems--
+		}
 	}
 	delete(e.cat, ino)
 	delete(e.hidden, ino)
@@ -193,6 +202,7 @@ func (e *Engine) resetCatalog() {
 	e.cat = map[uint64]*Entry{}
 	e.hidden = map[uint64]bool{}
 	e.facets = newFacets()
+	e.problems = 0
 }
 
 // hiddenAt reports whether a memory named name in directory parent is

@@ -70,6 +70,11 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 		"unknown_keys": "kept under extra and filterable",
 		"system": []string{"created", "modified", "last_accessed", "access_count", "size",
 			"sha256", "version"},
+		"limits": map[string]any{
+			"values_per_list":    memory.MaxValues,
+			"value_bytes":        memory.MaxValueLen,
+			"front_matter_bytes": memory.MaxParse,
+		},
 		"xattr_prefix": store.SystemXattrPrefix,
 		"policy": map[string]any{
 			"file": "meta/policy.yaml (writable; an invalid policy is refused with EINVAL at close and the old one kept; durations: 90s, 45m, 1h, 30d)",
@@ -97,6 +102,9 @@ func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 		backlog = &b
 		emb = e.EmbedStats()
 		e.AddCacheStats(&s)
+		e.mu.RLock()
+		s.Errors += e.problems // what only the engine reports (Errors)
+		e.mu.RUnlock()
 	}
 	return marshal(struct {
 		store.Stats
@@ -108,13 +116,53 @@ func statsJSON(st *store.Store, e *Engine) ([]byte, error) {
 
 // Errors lists memories whose front matter could not be read, one per
 // line: path, a tab, the problem.
-func Errors(st *store.Store) ([]byte, error) {
+func Errors(st *store.Store) ([]byte, error) { return errorsOf(st, nil) }
+
+// Errors is the errors file with the problems only the engine knows: the
+// metadata of a file over memory.MaxParse, which the store does not read
+// for parsing, is reported here when the file starts with front matter.
+func (e *Engine) Errors() ([]byte, error) {
+	e.Ready()
+	return errorsOf(e.st, e)
+}
+
+func errorsOf(st *store.Store, e *Engine) ([]byte, error) {
 	var b bytes.Buffer
 	err := st.Memories(func(in store.Info) error {
-		if in.Error != "" {
-			fmt.Fprintf(&b, "%s\t%s\n", in.Path, in.Error)
+		msg := in.Error
+		if msg == "" && e != nil {
+			if ent := e.entry(in.Ino); ent != nil {
+				msg = ent.problem
+			}
+		}
+		if msg != "" {
+			fmt.Fprintf(&b, "%s\t%s\n", in.Path, msg)
 		}
 		return nil
 	})
 	return b.Bytes(), err
+}
+
+// unparsed is the problem of a file over memory.MaxParse whose metadata
+// the store did not parse ("" if it declares none): its first bytes are
+// read, all MaxParse of them only when it starts with front matter or a
+// JSON object.
+func (e *Engine) unparsed(ino uint64, name string) string {
+	if !memory.HasMetadata(name) {
+		return ""
+	}
+	head := make([]byte, 64)
+	n, err := e.st.ReadAt(ino, head, 0)
+	start := bytes.TrimLeft(head[:n], " \t\r\n")
+	if err != nil || !bytes.HasPrefix(start, []byte("---")) && !bytes.HasPrefix(start, []byte("{")) {
+		return ""
+	}
+	head = make([]byte, memory.MaxParse)
+	if n, err = e.st.ReadAt(ino, head, 0); err != nil {
+		return ""
+	}
+	if p := memory.Unparsed(name, head[:n]); p != nil {
+		return p.Error()
+	}
+	return ""
 }
