@@ -32,6 +32,14 @@
 // (imports, trash moves) reach the kernel through a notification queue
 // (notify.go), never called with a lock held.
 //
+// Bounded requests: a generated directory answers a lookup with a map
+// lookup in the views' facets (HasValue, HasDate), never by listing its
+// values, so a READDIRPLUS (a lookup per entry) costs the listing once.
+// Handlers pass their context (go-fuse closes it when the kernel sends
+// INTERRUPT, e.g. for a fatal signal) to the walks views still make; a
+// walk stopped that way ends the request with EINTR (errno), so a reader
+// can always be killed.
+//
 // Inode numbers: real nodes use the store's permanent inode number.
 // Generated nodes use numbers with the top bit set (synthIno), which the
 // store never allocates.

@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"context"
 	"errors"
 	"log"
 	"syscall"
@@ -26,6 +27,8 @@ func errno(err error) syscall.Errno {
 		return syscall.ENOENT
 	case errors.Is(err, backend.ErrReadOnly):
 		return syscall.EROFS
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return syscall.EINTR // the kernel interrupted the request
 	}
 	log.Printf("mnemofs: I/O error: %v", err)
 	return syscall.EIO

@@ -85,13 +85,13 @@ func (g *genDir) child(ctx context.Context, key string, ops fs.InodeEmbedder, ou
 }
 
 // genFileChild returns a generated file below g.
-func (g *genDir) genFileChild(ctx context.Context, key string, gen func(views.May) ([]byte, error), out *fuse.EntryOut) *fs.Inode {
+func (g *genDir) genFileChild(ctx context.Context, key string, gen func(context.Context, views.May) ([]byte, error), out *fuse.EntryOut) *fs.Inode {
 	return g.genFileAttrChild(ctx, key, gen, nil, out)
 }
 
 // genFileAttrChild is genFileChild for a file whose owner, mode and times
 // attr sets.
-func (g *genDir) genFileAttrChild(ctx context.Context, key string, gen func(views.May) ([]byte, error), attr func(*fuse.Attr), out *fuse.EntryOut) *fs.Inode {
+func (g *genDir) genFileAttrChild(ctx context.Context, key string, gen func(context.Context, views.May) ([]byte, error), attr func(*fuse.Attr), out *fuse.EntryOut) *fs.Inode {
 	f := &genFile{fsys: g.fsys, gen: gen, attr: attr}
 	ino := synthIno(key)
 	f.fillAttr(ino, &out.Attr)

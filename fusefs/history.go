@@ -90,7 +90,7 @@ func (h *historyFile) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	}
 	v := vs[k-1]
 	key := fmt.Sprintf("/history/%d/%d", h.ino, v.N)
-	gen := func(views.May) ([]byte, error) { return h.fsys.st.VersionContent(h.ino, v.N) }
+	gen := func(context.Context, views.May) ([]byte, error) { return h.fsys.st.VersionContent(h.ino, v.N) }
 	return h.genFileAttrChild(ctx, key, gen, h.versionAttr(v), out), 0
 }
 

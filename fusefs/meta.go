@@ -22,7 +22,7 @@ func (m *metaDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	return m.genFileChild(ctx, "/meta/"+name, func(may views.May) ([]byte, error) { return gen(m.fsys.eng, may) }, out), 0
+	return m.genFileChild(ctx, "/meta/"+name, func(ctx context.Context, may views.May) ([]byte, error) { return gen(m.fsys.eng, may) }, out), 0
 }
 
 func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
@@ -41,7 +41,7 @@ func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 type genFile struct {
 	fs.Inode
 	fsys *FS
-	gen  func(may views.May) ([]byte, error)
+	gen  func(ctx context.Context, may views.May) ([]byte, error) // given the open's context
 	// attr, when set, gives the file its own owner, mode and times.
 	attr func(*fuse.Attr)
 }
@@ -70,7 +70,7 @@ func (g *genFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
 		return nil, 0, syscall.EROFS // generated, as every name in the views
 	}
-	b, err := g.gen(g.fsys.reader(ctx))
+	b, err := g.gen(ctx, g.fsys.reader(ctx))
 	if err != nil {
 		return nil, 0, errno(err)
 	}

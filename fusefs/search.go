@@ -57,33 +57,49 @@ const maxStale = time.Second
 
 // snapshot is the results for the caller: a restricted reader's are its
 // own (reader.go), kept for a moment like everyone else's.
-func (d *queryDir) snapshot(ctx context.Context, fresh bool) []views.Result {
+func (d *queryDir) snapshot(ctx context.Context, fresh bool) ([]views.Result, error) {
 	if k, may := d.fsys.readerOf(ctx); may != nil {
 		key := k + "\x00q\x00" + d.key
-		compute := func() any { return d.fsys.eng.Search(d.q, d.scope().And(views.Filter{May: may})) }
+		var err error
+		compute := func() any {
+			var rs []views.Result
+			rs, err = d.fsys.eng.SearchCtx(ctx, d.q, d.scope().And(views.Filter{May: may}))
+			return rs
+		}
 		if fresh {
 			d.fsys.rcache.forget(key)
 		}
-		return d.fsys.rcache.get(key, d.fsys.eng.Gen(), compute).([]views.Result)
+		rs := d.fsys.rcache.get(key, d.fsys.eng.Gen(), compute).([]views.Result)
+		if err != nil {
+			d.fsys.rcache.forget(key) // an interrupted search is no answer
+		}
+		return rs, err
 	}
-	return d.shared(fresh)
+	return d.shared(ctx, fresh)
 }
 
 // shared is the results for unrestricted callers.
-func (d *queryDir) shared(fresh bool) []views.Result {
+func (d *queryDir) shared(ctx context.Context, fresh bool) ([]views.Result, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	gen := d.fsys.eng.Gen()
 	if fresh || d.results == nil || gen != d.gen || time.Since(d.at) > maxStale {
-		d.results = d.fsys.eng.Search(d.q, d.scope())
+		rs, err := d.fsys.eng.SearchCtx(ctx, d.q, d.scope())
+		if err != nil {
+			return nil, err
+		}
+		d.results = rs
 		d.gen, d.at = gen, time.Now()
 	}
-	return d.results
+	return d.results, nil
 }
 
 func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	defer observe(latSearch, time.Now())
-	rs := d.snapshot(ctx, true)
+	rs, err := d.snapshot(ctx, true)
+	if err != nil {
+		return nil, errno(err)
+	}
 	list := []fuse.DirEntry{{Name: ".results", Mode: syscall.S_IFREG, Ino: synthIno(d.key + "/.results")}}
 	for _, r := range rs {
 		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: r.Ino, Mode: syscall.S_IFREG})
@@ -93,14 +109,16 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 
 func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if name == ".results" {
-		return d.genFileChild(ctx, d.key+"/.results", func(may views.May) ([]byte, error) {
-			if may != nil {
-				return views.ResultsText(d.q, d.fsys.eng.Search(d.q, d.scope().And(views.Filter{May: may}))), nil
-			}
-			return views.ResultsText(d.q, d.shared(false)), nil
+		return d.genFileChild(ctx, d.key+"/.results", func(ctx context.Context, may views.May) ([]byte, error) {
+			rs, err := d.snapshot(ctx, false)
+			return views.ResultsText(d.q, rs), err
 		}, out), 0
 	}
-	for _, r := range d.snapshot(ctx, false) {
+	rs, err := d.snapshot(ctx, false)
+	if err != nil {
+		return nil, errno(err)
+	}
+	for _, r := range rs {
 		if views.EntryName(r) != name {
 			continue
 		}
@@ -128,8 +146,8 @@ func (c *contextDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if err != nil {
 		return nil, syscall.EINVAL
 	}
-	return c.genFileChild(ctx, c.key+"/"+name, func(may views.May) ([]byte, error) {
-		return c.fsys.eng.Context(q, c.scope().And(views.Filter{May: may})), nil
+	return c.genFileChild(ctx, c.key+"/"+name, func(ctx context.Context, may views.May) ([]byte, error) {
+		return c.fsys.eng.ContextCtx(ctx, q, c.scope().And(views.Filter{May: may}))
 	}, out), 0
 }
 

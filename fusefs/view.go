@@ -44,40 +44,15 @@ func (v *valuesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 }
 
 func (v *valuesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	var list []fuse.DirEntry
-	for _, val := range v.fsys.values(ctx, v.field) {
+	vals := v.fsys.values(ctx, v.field)
+	list := make([]fuse.DirEntry, 0, len(vals))
+	for i, val := range vals {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, syscall.EINTR
+		}
 		list = append(list, dirEntry(val, v.key+"/"+val))
 	}
 	return fs.NewListDirStream(list), 0
-}
-
-// values lists the distinct values of field among the memories the caller
-// may see, sorted.
-func (f *FS) values(ctx context.Context, field string) []string {
-	return f.eng.Values(field, views.Filter{May: f.reader(ctx)})
-}
-
-// hasValue reports whether some memory the caller may see has value v of
-// field (a restricted reader's set is kept for a moment: readerCache).
-func (f *FS) hasValue(ctx context.Context, field, v string) bool {
-	if k, may := f.readerOf(ctx); may != nil {
-		set := f.rcache.get(k+"\x00"+field, f.eng.Gen(), func() any {
-			return valueSet(f.eng.Values(field, views.Filter{May: may}))
-		}).(map[string]bool)
-		return set[v]
-	}
-	return contains(f.eng.Values(field, views.Filter{}), v)
-}
-
-// dirsWith is eng.DirsWith(f) for the caller: a restricted reader's set is
-// kept for a moment under the view's key.
-func (fs *FS) dirsWith(ctx context.Context, viewKey string, f views.Filter) map[uint64]bool {
-	k, may := fs.readerOf(ctx)
-	if may == nil {
-		return fs.eng.DirsWith(f)
-	}
-	f = f.And(views.Filter{May: may})
-	return fs.rcache.get(k+"\x00dirs\x00"+viewKey, fs.eng.Gen(), func() any { return fs.eng.DirsWith(f) }).(map[uint64]bool)
 }
 
 // dateDir is a level of by-date/: years, months, days, then a view.
@@ -86,28 +61,11 @@ type dateDir struct {
 	prefix string // "", "2024", "2024/05"
 }
 
-func (d *dateDir) names(ctx context.Context) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, day := range d.fsys.values(ctx, "date") {
-		if d.prefix != "" && !strings.HasPrefix(day, d.prefix+"/") {
-			continue
-		}
-		rest := strings.TrimPrefix(strings.TrimPrefix(day, d.prefix), "/")
-		part, _, _ := strings.Cut(rest, "/")
-		if !seen[part] {
-			seen[part] = true
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
 func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if !contains(d.names(ctx), name) {
+	p := strings.TrimPrefix(d.prefix+"/"+name, "/")
+	if !d.fsys.hasDate(ctx, d.prefix, name) { // names never hold a "/": p is one level down
 		return nil, syscall.ENOENT
 	}
-	p := strings.TrimPrefix(d.prefix+"/"+name, "/")
 	key := "/by-date/" + p
 	if strings.Count(p, "/") == 2 {
 		return d.child(ctx, key, newViewRoot(d.fsys, fixed(views.Filter{Date: p}), key), out), 0
@@ -116,8 +74,9 @@ func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 }
 
 func (d *dateDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	var list []fuse.DirEntry
-	for _, n := range d.names(ctx) {
+	names := d.fsys.dateNames(ctx, d.prefix)
+	list := make([]fuse.DirEntry, 0, len(names))
+	for _, n := range names {
 		list = append(list, dirEntry(n, "/by-date/"+strings.TrimPrefix(d.prefix+"/"+n, "/")))
 	}
 	return fs.NewListDirStream(list), 0
@@ -150,9 +109,15 @@ func (v *viewDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	v.fsys.eng.Ready()
 	f := v.scope().And(views.Filter{May: v.fsys.reader(ctx)})
 	switch {
-	case i.IsDir() && v.fsys.dirsWith(ctx, v.view, v.scope())[i.Ino]:
-		key := v.key + "/" + name
-		return v.child(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys, mirror: i.Ino}, scope: v.scope, real: i.Ino, key: key, view: v.view}, out), 0
+	case i.IsDir():
+		dirs, err := v.fsys.dirsWith(ctx, v.view, v.scope())
+		if err != nil {
+			return nil, errno(err)
+		}
+		if dirs[i.Ino] {
+			key := v.key + "/" + name
+			return v.child(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys, mirror: i.Ino}, scope: v.scope, real: i.Ino, key: key, view: v.view}, out), 0
+		}
 	case i.IsReg() && v.fsys.eng.MatchIno(i.Ino, f):
 		ch := v.fsys.newNode(ctx, v.EmbeddedInode(), &i, out)
 		out.SetEntryTimeout(uncached) // the memory may leave the view
@@ -168,9 +133,15 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	}
 	v.fsys.eng.Ready()
 	f := v.scope().And(views.Filter{May: v.fsys.reader(ctx)})
-	dirs := v.fsys.dirsWith(ctx, v.view, v.scope())
+	dirs, err := v.fsys.dirsWith(ctx, v.view, v.scope())
+	if err != nil {
+		return nil, errno(err)
+	}
 	list := make([]fuse.DirEntry, 0, len(ents)+1)
-	for _, e := range ents {
+	for n, e := range ents {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return nil, syscall.EINTR
+		}
 		switch e.Mode & syscall.S_IFMT {
 		case syscall.S_IFDIR:
 			if dirs[e.Ino] {
@@ -187,9 +158,4 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
 	}
 	return fs.NewListDirStream(list), 0
-}
-
-func contains(list []string, s string) bool {
-	i := sort.SearchStrings(list, s)
-	return i < len(list) && list[i] == s
 }

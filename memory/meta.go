@@ -87,9 +87,11 @@ func (m *Meta) fromMap(kv map[string]any) []string {
 			errs = append(errs, fmt.Sprintf("key %q: %v", k, err))
 		}
 	}
-	m.Users = dedup(m.Users)
-	m.Tags = dedup(m.Tags)
-	m.Related = dedup(m.Related)
+	m.Users, errs = limit("users", m.Users, errs)
+	m.Entities, errs = limit("entities", m.Entities, errs)
+	m.Tags, errs = limit("tags", m.Tags, errs)
+	m.Related, errs = limit("related", m.Related, errs)
+	errs = limitExtra(m.Extra, errs)
 	sort.Strings(errs)
 	return errs
 }

@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"path"
 	"strings"
-
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // MaxParse is the largest file whose metadata is parsed; larger files are
-// stored and searchable but declare no metadata.
+// stored and searchable but declare no metadata, and one that starts with
+// front matter (or a JSON object) gets a problem saying so (Unparsed).
 const MaxParse = 4 << 20
 
 // Parsed is the result of Parse.
@@ -32,7 +31,7 @@ type Parsed struct {
 // HasMetadata reports whether files of this name can declare metadata
 // (logs cannot), so callers can skip reading them for Parse.
 func HasMetadata(name string) bool {
-	switch strings.ToLower(path.Ext(name)) {
+	switch ext(name) {
 	case ".jsonl", ".ndjson", ".log":
 		return false
 	}
@@ -45,7 +44,7 @@ func Parse(name string, content []byte) Parsed {
 		return ParseLarge(name, content)
 	}
 	var p Parsed
-	switch strings.ToLower(path.Ext(name)) {
+	switch ext(name) {
 	case ".json":
 		p.Err = parseJSON(content, &p.Meta)
 		p.Unreadable = p.Err != nil && strings.HasPrefix(p.Err.Error(), "not valid JSON")
@@ -53,18 +52,17 @@ func Parse(name string, content []byte) Parsed {
 		// Logs carry no file-level metadata.
 	default:
 		p.BodyOffset, p.Err = parseFrontMatter(content, &p.Meta)
-		p.Unreadable = p.Err != nil && len(p.Meta.Users) == 0 && errors.Is(p.Err, errUnreadable)
+		p.Unreadable = errors.Is(p.Err, errUnreadable)
 	}
 	return p
 }
 
-// ParseLarge is Parse for a file over MaxParse, of which prefix is the
+// ParseLarge is Parse for a file over MaxParse, of which head is the
 // start: its metadata is not read, and a file that starts like a metadata
 // block says so (Err, Unreadable) rather than silently declaring nothing.
-func ParseLarge(name string, prefix []byte) Parsed {
+func ParseLarge(name string, head []byte) Parsed {
 	var p Parsed
-	if declaresMetadata(name, prefix) {
-		p.Err = fmt.Errorf("metadata not read: the file is over %d bytes", MaxParse)
+	if p.Err = Unparsed(name, head); p.Err != nil {
 		p.Unreadable = true
 	}
 	return p
@@ -73,48 +71,47 @@ func ParseLarge(name string, prefix []byte) Parsed {
 // errUnreadable marks front matter that could not be read at all.
 var errUnreadable = errors.New("unreadable")
 
-// declaresMetadata reports whether content (too large to parse) starts
-// like a metadata block: front matter, or a JSON object.
-func declaresMetadata(name string, content []byte) bool {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".jsonl", ".ndjson", ".log":
-		return false
-	case ".json":
-		return bytes.HasPrefix(bytes.TrimLeft(content, " \t\r\n"), []byte("{"))
-	}
-	first, _, _ := cutLine(content)
-	return strings.TrimRight(string(first), " \t\r") == "---"
-}
+// quiet wraps an error without adding to the message.
+type quiet struct{ err error }
+
+func (q quiet) Error() string { return "" }
+func (q quiet) Unwrap() error { return q.err }
+
+func errQuiet(err error) error { return quiet{err} }
 
 func parseFrontMatter(content []byte, m *Meta) (int, error) {
 	first, rest, ok := cutLine(content)
 	if !ok || strings.TrimRight(string(first), " \t\r") != "---" {
 		return 0, nil
 	}
-	off := len(content) - len(rest)
-	var yml []byte
-	end := -1
-	for len(rest) > 0 {
-		line, next, _ := cutLine(rest)
-		t := strings.TrimRight(string(line), " \t\r")
-		if t == "---" || t == "..." {
-			yml = content[off : len(content)-len(rest)]
-			end = len(content) - len(next)
-			break
-		}
-		rest = next
-	}
-	if end < 0 {
+	yamlEnd, end, closed := frontMatterEnd(content, rest)
+	if !closed {
 		return 0, fmt.Errorf("front matter starts with --- but is never closed by a --- line%w", errQuiet(errUnreadable))
 	}
-	var kv map[string]any
-	if err := yaml.Unmarshal(yml, &kv); err != nil {
+	yml := content[len(content)-len(rest) : yamlEnd]
+	kv, err := decodeYAML(yml)
+	if err != nil {
 		return end, fmt.Errorf("front matter is not valid YAML: %v%w", yamlMsg(err), errQuiet(errUnreadable))
 	}
 	if errs := m.fromMap(kv); len(errs) > 0 {
 		return end, fmt.Errorf("front matter: %s", strings.Join(errs, "; "))
 	}
 	return end, nil
+}
+
+// frontMatterEnd finds the line closing front matter in content, whose
+// lines after the opening one are rest: it returns where that line starts
+// (the end of the YAML) and the offset after it (the body's start).
+func frontMatterEnd(content, rest []byte) (int, int, bool) {
+	for len(rest) > 0 {
+		line, next, _ := cutLine(rest)
+		t := bytes.TrimRight(line, " \t\r")
+		if string(t) == "---" || string(t) == "..." {
+			return len(content) - len(rest), len(content) - len(next), true
+		}
+		rest = next
+	}
+	return 0, 0, false
 }
 
 func parseJSON(content []byte, m *Meta) error {
@@ -152,13 +149,7 @@ var recognised = map[string]struct{}{
 	"related": {}, "related_files": {}, "expires": {},
 }
 
-// quiet wraps an error without adding to the message.
-type quiet struct{ err error }
-
-func (q quiet) Error() string { return "" }
-func (q quiet) Unwrap() error { return q.err }
-
-func errQuiet(err error) error { return quiet{err} }
+func ext(name string) string { return strings.ToLower(path.Ext(name)) }
 
 func cutLine(b []byte) (line, rest []byte, ok bool) {
 	i := bytes.IndexByte(b, '\n')

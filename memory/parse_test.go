@@ -80,5 +80,15 @@ func FuzzParse(f *testing.F) {
 		if p.BodyOffset < 0 || p.BodyOffset > len(content) {
 			t.Fatalf("body offset %d out of range", p.BodyOffset)
 		}
+		for _, l := range [][]string{p.Meta.Tags, p.Meta.Users, p.Meta.Entities, p.Meta.Related} {
+			if len(l) > MaxValues {
+				t.Fatalf("%d values kept", len(l))
+			}
+			for _, v := range l {
+				if len(v) > MaxValueLen {
+					t.Fatalf("a %d-byte value kept", len(v))
+				}
+			}
+		}
 	})
 }

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-5m}
 targets=(
 	"./memory FuzzParse"
+	"./memory FuzzDecodeYAML"
 	"./views FuzzParseQuery"
 	"./store FuzzNames"
 	"./policy FuzzPolicy"

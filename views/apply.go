@@ -32,6 +32,9 @@ func (e *Engine) apply(c store.Change) {
 		// paths (archive/, path:) must recompute, hence the new generation.
 		if !e.moved(c.Ino) {
 			e.refresh(c.Ino, false)
+			if a, err := e.st.Attr(c.Ino); err == nil && a.IsDir() {
+				e.dirMoved = true // what is under it may have moved into or out of /archive
+			}
 		}
 		e.mu.Lock()
 		e.gen++
@@ -80,7 +83,8 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	}
 	e.mu.Lock()
 	if old := e.cat[ino]; old != nil {
-		// A new Entry: readers hold the old one without a lock.
+		// A new Entry: readers hold the old one without a lock. Its
+		// values are the old ones: the facets stay as they are.
 		ent := *old
 		ent.nextLine = next + lines - 1
 		ent.indexedSize = done + uint64(n-1)
@@ -96,16 +100,24 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 // a move (paths are computed when needed). It reports false for anything
 // else (a directory, an unknown inode).
 func (e *Engine) moved(ino uint64) bool {
-	if e.entry(ino) == nil {
+	old := e.entry(ino)
+	if old == nil {
 		return false
 	}
 	a, err := e.st.Attr(ino)
 	if err != nil || !a.IsReg() || len(a.Links) == 0 {
 		return false
 	}
-	if !isLog(a.Links[0].Name) {
-		e.idx.Move(ino, a.Links[0].Parent, a.Links[0].Name)
+	parent, name := a.Links[0].Parent, a.Links[0].Name
+	if !isLog(name) {
+		e.idx.Move(ino, parent, name)
 	}
+	hidden := e.hiddenAt(parent, name)
+	ent := *old
+	ent.parent, ent.name = parent, name
+	e.mu.Lock()
+	e.put(&ent, hidden) // into or out of /archive
+	e.mu.Unlock()
 	return true
 }
 
@@ -181,9 +193,10 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		}
 		return // else a directory moved: paths are computed when needed
 	}
-	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
-		Modified: in.Modified, Extra: in.Extra}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
+	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
+		Modified: in.Modified, Extra: in.Extra, parent: parent, name: name}
+	hidden := e.hiddenAt(parent, name)
 	if isLog(name) {
 		parent = 0 // a log's lines are a sequence of their own
 	}
@@ -210,7 +223,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		}
 	}
 	e.mu.Lock()
-	e.cat[ino] = ent
+	e.put(ent, hidden)
 	e.gen++
 	e.mu.Unlock()
 }
@@ -227,7 +240,7 @@ func (e *Engine) drop(ino uint64) {
 		e.emb.remove(e.st, ino)
 	}
 	e.mu.Lock()
-	delete(e.cat, ino)
+	e.remove(ino)
 	e.gen++
 	e.mu.Unlock()
 }

@@ -1,9 +1,9 @@
 package views
 
 import (
+	"context"
+	"slices"
 	"sort"
-
-	"github.com/mnemofs/mnemofs/store"
 )
 
 // Gen changes whenever the catalog changes. Like every public read, it
@@ -27,37 +27,31 @@ func (e *Engine) entry(ino uint64) *Entry {
 	return e.cat[ino]
 }
 
-// Values lists the distinct users, types or tags (field "user", "type",
-// "tag") of the memories matching f, sorted.
+// Values lists the distinct users, types, tags or created days (field
+// "user", "type", "tag", "date") of the memories matching f, sorted. The
+// unfiltered list (Filter{}: by-user/, by-type/, by-tag/, by-date/) comes
+// from the facets, cached until a value appears or goes, and is shared:
+// callers must not change it. A filtered one walks the catalog.
 func (e *Engine) Values(field string, f Filter) []string {
 	e.Ready()
-	e.mu.RLock()
-	ents := make([]*Entry, 0, len(e.cat))
-	for _, ent := range e.cat {
-		ents = append(ents, ent)
+	fi, ok := fieldIndex(field)
+	if !ok {
+		return []string{}
 	}
-	e.mu.RUnlock()
+	if f.isZero() {
+		return e.listing(fi)
+	}
+	e.scans.Add(1)
 	seen := map[string]bool{}
-	for _, ent := range ents {
-		var vals []string
-		switch field {
-		case "user":
-			vals = ent.Users
-		case "type":
-			vals = []string{ent.Type}
-		case "tag":
-			vals = ent.Tags
-		case "date":
-			vals = []string{ent.Created.UTC().Format("2006/01/02")}
-		}
-		if len(vals) == 0 || !e.Match(ent, f) {
+	for _, ent := range e.entries() {
+		if !e.Match(ent, f) {
 			continue
 		}
-		for _, v := range vals {
-			if v != "" && (field == "date" || store.ValidName(v)) {
+		ent.each(fi, func(v string) {
+			if listable(fi, v) {
 				seen[v] = true
 			}
-		}
+		})
 	}
 	out := make([]string, 0, len(seen))
 	for v := range seen {
@@ -67,31 +61,98 @@ func (e *Engine) Values(field string, f Filter) []string {
 	return out
 }
 
-// Recent returns the n most recently modified memories matching f, newest
-// first.
-func (e *Engine) Recent(n int, f Filter) []uint64 {
-	e.Ready()
+// entries is a snapshot of the catalog.
+func (e *Engine) entries() []*Entry {
 	e.mu.RLock()
+	defer e.mu.RUnlock()
 	ents := make([]*Entry, 0, len(e.cat))
 	for _, ent := range e.cat {
 		ents = append(ents, ent)
 	}
-	e.mu.RUnlock()
-	var out []*Entry
-	for _, ent := range ents {
+	return ents
+}
+
+// Recent returns the n most recently modified memories matching f, newest
+// first.
+func (e *Engine) Recent(n int, f Filter) []uint64 {
+	ids, _ := e.RecentCtx(context.Background(), n, f)
+	return ids
+}
+
+// RecentCtx is Recent, given up (with ctx's error) when ctx is done. The
+// unfiltered list (recent/, whose every lookup asks for it) is computed
+// once per catalog generation, from memory alone.
+func (e *Engine) RecentCtx(ctx context.Context, n int, f Filter) ([]uint64, error) {
+	e.Ready()
+	if f.isZero() {
+		e.mu.RLock()
+		if e.recentGen == e.gen && e.recentN == n && e.recent != nil {
+			ids := slices.Clone(e.recent)
+			e.mu.RUnlock()
+			return ids, nil
+		}
+		gen := e.gen
+		e.scans.Add(1)
+		var top []*Entry
+		for ino, ent := range e.cat {
+			if !e.hidden[ino] {
+				top = keepNewest(top, ent, n)
+			}
+		}
+		e.mu.RUnlock()
+		ids := inos(top)
+		e.mu.Lock()
+		if e.gen == gen {
+			e.recent, e.recentN, e.recentGen = ids, n, gen
+		}
+		e.mu.Unlock()
+		return slices.Clone(ids), nil
+	}
+	e.scans.Add(1)
+	var top []*Entry
+	for i, ent := range e.entries() {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if e.Match(ent, f) {
-			out = append(out, ent)
+			top = keepNewest(top, ent, n)
 		}
 	}
-	sort.Slice(out, func(a, b int) bool {
-		if !out[a].Modified.Equal(out[b].Modified) {
-			return out[a].Modified.After(out[b].Modified)
-		}
-		return out[a].Ino > out[b].Ino
-	})
-	ids := make([]uint64, 0, min(n, len(out)))
-	for _, ent := range out[:min(n, len(out))] {
+	return inos(top), nil
+}
+
+// newer orders memories newest first (ties: the higher inode first).
+func newer(a, b *Entry) bool {
+	if !a.Modified.Equal(b.Modified) {
+		return a.Modified.After(b.Modified)
+	}
+	return a.Ino > b.Ino
+}
+
+// keepNewest adds ent to top, the at most n newest memories in order.
+func keepNewest(top []*Entry, ent *Entry, n int) []*Entry {
+	if n <= 0 || len(top) == n && !newer(ent, top[n-1]) {
+		return top
+	}
+	i := sort.Search(len(top), func(i int) bool { return newer(ent, top[i]) })
+	if len(top) < n {
+		top = append(top, nil)
+	}
+	copy(top[i+1:], top[i:])
+	top[i] = ent
+	return top
+}
+
+func inos(ents []*Entry) []uint64 {
+	ids := make([]uint64, 0, len(ents))
+	for _, ent := range ents {
 		ids = append(ids, ent.Ino)
 	}
 	return ids
+}
+
+// isZero reports the empty filter, which the facets answer.
+func (f Filter) isZero() bool {
+	return len(f.Users) == 0 && len(f.Types) == 0 && len(f.Tags) == 0 && f.Date == "" && f.Path == "" &&
+		f.After == nil && f.Before == nil && !f.Archived && f.Only == nil && f.May == nil
 }

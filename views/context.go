@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -30,6 +31,12 @@ func fit(s string, limit int) (string, bool) {
 // Context builds the context/<query> file: the memories most relevant to
 // the query, then the newest working/ memories, within q.Budget tokens.
 func (e *Engine) Context(q Query, scope Filter) []byte {
+	b, _ := e.ContextCtx(context.Background(), q, scope)
+	return b
+}
+
+// ContextCtx is Context, given up (with ctx's error) when ctx is done.
+func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte, error) {
 	var b strings.Builder
 	head := fmt.Sprintf("# Context for: %s\n\n", q.Text)
 	b.WriteString(head)
@@ -38,7 +45,11 @@ func (e *Engine) Context(q Query, scope Filter) []byte {
 	seen := map[uint64]bool{}
 	if len(q.Terms) > 0 && relevant > 16 {
 		b.WriteString("## Relevant memories\n\n")
-		for _, r := range e.Search(q, scope) {
+		rs, err := e.SearchCtx(ctx, q, scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
 			seen[r.Ino] = true
 			s, whole := fit(e.section(r.Path, r.Ino), relevant)
 			b.WriteString(s)
@@ -49,10 +60,16 @@ func (e *Engine) Context(q Query, scope Filter) []byte {
 			}
 		}
 	}
-	recent := e.Recent(20, scope.And(Filter{Path: "/working"}))
+	recent, err := e.RecentCtx(ctx, 20, scope.And(Filter{Path: "/working"}))
+	if err != nil {
+		return nil, err
+	}
 	if len(recent) > 0 && left > 16 {
 		b.WriteString("## Working memory (newest first)\n\n")
 		for _, ino := range recent {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			p, err := e.st.Path(ino)
 			if seen[ino] || err != nil {
 				continue
@@ -65,7 +82,7 @@ func (e *Engine) Context(q Query, scope Filter) []byte {
 			}
 		}
 	}
-	return []byte(b.String())
+	return []byte(b.String()), ctx.Err()
 }
 
 // section is one memory as Markdown: its path and its text.

@@ -15,7 +15,19 @@
 //     that lives until the catalog's generation changes.
 //   - A Filter selects memories; a view is a Filter over the real tree,
 //     and DirsWith gives the directories that lead to its memories
-//     (cached per filter and generation).
+//     (cached per filter and generation), matching only the memories of
+//     the smallest value set the filter names.
+//   - Views in bounded time: the facets (facets.go) hold, for every user,
+//     type, tag and created day, the memories that carry it, kept by the
+//     worker as it applies changes. The unfiltered listings (by-user/,
+//     by-type/, by-tag/, by-date/ levels) are sorted once per change of
+//     their set of values, a lookup of one value (HasValue, HasDate) is a
+//     map lookup, and recent/ is computed once per generation: no request
+//     walks the catalog per entry it lists (CatalogScans counts the
+//     walks). With memory's cap of 256 values per list per memory, one
+//     file cannot make a listing long either. Walks that remain (filtered
+//     Values, Recent, DirsWith, search, context/) take a context and stop
+//     with its error when the kernel interrupts the request.
 //   - With a model (SetEncoder, embed.go) changed memories are embedded in
 //     the background and search fuses lexical and vector ranks
 //     (hybrid.go); without one, search is lexical only.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemofs/mnemofs/cache"
@@ -30,6 +31,10 @@ type Entry struct {
 	// indexedSize: the bytes of the log indexed so far.
 	nextLine    uint32
 	indexedSize uint64
+	// parent and name: where the memory sits (its first link), to decide
+	// again whether it is hidden when a directory moves (facets.go).
+	parent uint64
+	name   string
 }
 
 // Engine keeps the catalog of memories and the lexical index in step with
@@ -42,10 +47,24 @@ type Engine struct {
 	idx *search.Index
 	log *log.Logger
 
-	// mu guards cat, gen and the caches below.
+	// mu guards cat, gen, the facets and the caches below. Only the
+	// worker changes cat, hidden and facets.
 	mu  sync.RWMutex
 	cat map[uint64]*Entry
 	gen uint64
+	// facets: the memories of each user, type, tag and day (facets.go);
+	// hidden: the memories the unfiltered views leave out (archived).
+	facets [nFields]facet
+	hidden map[uint64]bool
+	// recent: Recent(recentN, Filter{}) as of generation recentGen.
+	recent    []uint64
+	recentN   int
+	recentGen uint64
+	// scans counts walks over the whole catalog (CatalogScans).
+	scans atomic.Uint64
+	// dirMoved: a directory moved in the batch being applied, so which
+	// memories are hidden is decided again after it. Worker only.
+	dirMoved bool
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
 	// qc caches search results by generation (qcache.go); nil: off.
@@ -86,8 +105,8 @@ func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, cat: map[uint64]*Entry{},
-		dirsCache: map[string]dirSet{}, finished: make(chan struct{})}
+	e := &Engine{idx: search.NewIndex(), log: logger, dirsCache: map[string]dirSet{}, finished: make(chan struct{})}
+	e.resetCatalog()
 	e.qCond = sync.NewCond(&e.qMu)
 	_, q := cache.Split(cache.DefaultBytes)
 	e.SetCacheBytes(q)
@@ -202,7 +221,7 @@ func (e *Engine) run() {
 		}
 		if rebuild {
 			e.mu.Lock()
-			e.cat = map[uint64]*Entry{}
+			e.resetCatalog()
 			e.gen++
 			e.mu.Unlock()
 			e.idx.Reset()
@@ -213,6 +232,10 @@ func (e *Engine) run() {
 			// A mount may have a single scheduler thread (cmd/mnemofs
 			// leaveACPU): let waiting requests in between changes.
 			runtime.Gosched()
+		}
+		if e.dirMoved {
+			e.dirMoved = false
+			e.rehide()
 		}
 		e.progress(uint64(len(batch)))
 	}

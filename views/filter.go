@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -118,7 +119,7 @@ func (e *Engine) Match(ent *Entry, f Filter) bool {
 		if err != nil {
 			return false
 		}
-		if !f.Archived && (p == "/archive" || strings.HasPrefix(p, "/archive/")) {
+		if !f.Archived && archived(p) {
 			return false
 		}
 		if f.Path != "" && p != f.Path && !strings.HasPrefix(p, strings.TrimSuffix(f.Path, "/")+"/") {
@@ -135,27 +136,41 @@ func (e *Engine) MatchIno(ino uint64, f Filter) bool {
 	return ent != nil && e.Match(ent, f)
 }
 
+// archived reports a path under /archive, which views leave out unless
+// asked (Filter.Archived).
+func archived(p string) bool { return p == "/archive" || strings.HasPrefix(p, "/archive/") }
+
 // DirsWith returns the directories that hold a memory matching f at any
 // depth. The set is cached until the catalog changes.
 func (e *Engine) DirsWith(f Filter) map[uint64]bool {
+	dirs, _ := e.DirsWithCtx(context.Background(), f)
+	return dirs
+}
+
+// DirsWithCtx is DirsWith, given up (with ctx's error) when ctx is done.
+// Only the memories in the smallest value set the filter names are
+// matched (a view by-tag/x looks at the memories tagged x), all of them
+// only when it names none.
+func (e *Engine) DirsWithCtx(ctx context.Context, f Filter) (map[uint64]bool, error) {
 	e.Ready()
 	k := f.key()
 	e.mu.RLock()
 	c, ok := e.dirsCache[k]
 	ok = ok && f.May == nil
 	gen := e.gen
-	ents := make([]*Entry, 0, len(e.cat))
+	var ents []*Entry
 	if !ok || c.gen != gen {
-		for _, ent := range e.cat {
-			ents = append(ents, ent)
-		}
+		ents = e.candidates(f)
 	}
 	e.mu.RUnlock()
 	if ok && c.gen == gen {
-		return c.dirs
+		return c.dirs, nil
 	}
 	dirs := map[uint64]bool{store.RootIno: true}
-	for _, ent := range ents {
+	for i, ent := range ents {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if !e.Match(ent, f) {
 			continue
 		}
@@ -173,7 +188,7 @@ func (e *Engine) DirsWith(f Filter) map[uint64]bool {
 		}
 	}
 	if f.May != nil {
-		return dirs
+		return dirs, nil
 	}
 	e.mu.Lock()
 	if len(e.dirsCache) > 256 {
@@ -181,7 +196,57 @@ func (e *Engine) DirsWith(f Filter) map[uint64]bool {
 	}
 	e.dirsCache[k] = dirSet{gen, dirs}
 	e.mu.Unlock()
-	return dirs
+	return dirs, nil
+}
+
+// candidates are the entries that may match f: those of the smallest
+// value set (or Only) it names, else the whole catalog. Caller holds mu.
+func (e *Engine) candidates(f Filter) []*Entry {
+	var best map[uint64]struct{}
+	named := false
+	consider := func(fi int, v string) {
+		var set map[uint64]struct{}
+		if vs := e.facets[fi].vals[v]; vs != nil {
+			set = vs.inos
+		}
+		if !named || len(set) < len(best) {
+			best, named = set, true
+		}
+	}
+	for _, v := range f.Users {
+		consider(fieldUser, v)
+	}
+	for _, v := range f.Types {
+		consider(fieldType, v)
+	}
+	for _, v := range f.Tags {
+		consider(fieldTag, v)
+	}
+	if strings.Count(f.Date, "/") == 2 {
+		consider(fieldDate, f.Date)
+	}
+	var ents []*Entry
+	switch {
+	case f.Only != nil && (!named || len(f.Only) < len(best)):
+		for ino := range f.Only {
+			if ent := e.cat[ino]; ent != nil {
+				ents = append(ents, ent)
+			}
+		}
+	case named:
+		for ino := range best {
+			if ent := e.cat[ino]; ent != nil {
+				ents = append(ents, ent)
+			}
+		}
+	default:
+		e.scans.Add(1)
+		ents = make([]*Entry, 0, len(e.cat))
+		for _, ent := range e.cat {
+			ents = append(ents, ent)
+		}
+	}
+	return ents
 }
 
 // path is the canonical path of a memory, from a memo of directory paths

@@ -77,6 +77,11 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 		"unknown_keys": "kept under extra and filterable",
 		"system": []string{"created", "modified", "last_accessed", "access_count", "size",
 			"sha256", "version"},
+		"limits": map[string]any{
+			"values_per_list":    memory.MaxValues,
+			"value_bytes":        memory.MaxValueLen,
+			"front_matter_bytes": memory.MaxParse,
+		},
 		"xattr_prefix": store.SystemXattrPrefix,
 		"policy": map[string]any{
 			"file": "meta/policy.yaml (the operator's: writable in a mount without --user, or with 'mnemofs policy set'; an invalid policy is refused with EINVAL at close and the old one kept; durations: 90s, 45m, 1h, 30d; programs to run are never here but in the data directory's operator.yaml)",

@@ -1,11 +1,13 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/search"
@@ -106,7 +108,17 @@ type Result struct {
 
 // Search runs q within scope.
 func (e *Engine) Search(q Query, scope Filter) []Result {
+	rs, _ := e.SearchCtx(context.Background(), q, scope)
+	return rs
+}
+
+// SearchCtx is Search, given up (with ctx's error) when ctx is done: the
+// filter then keeps nothing, so the index finishes at once.
+func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result, error) {
 	e.Ready()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	f := scope.And(q.Filter)
 	var key string
 	if e.qc != nil && f.May == nil {
@@ -117,12 +129,23 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 			key += e.hybridKey(q)
 		}
 		if rs, ok := e.cachedResults(key); ok {
-			return rs
+			return rs, nil
 		}
 	}
-	filter := func(ino uint64) bool { return e.MatchIno(ino, f) }
+	var calls atomic.Uint64
+	var stopped atomic.Bool
+	filter := func(ino uint64) bool {
+		if stopped.Load() || calls.Add(1)%256 == 0 && ctx.Err() != nil {
+			stopped.Store(true)
+			return false
+		}
+		return e.MatchIno(ino, f)
+	}
 	if e.hybridOn(q) {
 		if fused, ok := e.hybrid(q, filter); ok {
+			if stopped.Load() {
+				return nil, ctx.Err()
+			}
 			out := make([]Result, 0, len(fused))
 			for _, h := range fused {
 				p, err := e.st.Path(h.Ino)
@@ -135,10 +158,13 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 				out = append(out, r)
 			}
 			e.keepResults(key, out)
-			return out
+			return out, nil
 		}
 	}
 	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter})
+	if stopped.Load() {
+		return nil, ctx.Err()
+	}
 	out := make([]Result, 0, len(hits))
 	for _, h := range hits {
 		p, err := e.st.Path(h.Ino)
@@ -150,7 +176,7 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 		out = append(out, r)
 	}
 	e.keepResults(key, out)
-	return out
+	return out, nil
 }
 
 func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }

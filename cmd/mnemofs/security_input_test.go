@@ -58,10 +58,10 @@ func TestOddNamesAndHugeFrontMatter(t *testing.T) {
 
 	errs, err := os.ReadFile(p("meta/errors"))
 	check(t, err)
-	if !strings.Contains(string(errs), "/semantic/huge.md\tmetadata not read") {
+	if !strings.Contains(string(errs), "/semantic/huge.md\tfront matter over") {
 		t.Errorf("meta/errors does not report the huge front matter:\n%s", errs)
 	}
-	if e, _ := getxattr(p("semantic/huge.md"), "user.mnemofs.error"); !strings.Contains(e, "not read") {
+	if e, _ := getxattr(p("semantic/huge.md"), "user.mnemofs.error"); !strings.Contains(e, "not parsed") {
 		t.Errorf("user.mnemofs.error of the huge file: %q", e)
 	}
 	m.stop(t, syscall.SIGTERM)
