@@ -208,9 +208,6 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if err := checkMountpoint(mnt, data); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(data); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		fmt.Fprintf(os.Stderr, "mnemofs: warning: the data directory %s is open to other users (mode %04o): they can read the store's files; 'chmod 700 %s' (SECURITY.md)\n", data, fi.Mode().Perm(), data)
-	}
 	if err := checkFuse(); err != nil {
 		return err
 	}
@@ -299,6 +296,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	as := ""
 	if user != "" {
 		as = " for user " + user
+	}
+	if fi, err := os.Stat(data); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(os.Stderr, "mnemofs: warning: the data directory %s is open to other users (mode %04o): they can read the store's files; 'chmod 700 %s' (SECURITY.md)\n", data, fi.Mode().Perm(), data)
 	}
 	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, as, mnt)
 	srv.Wait()
