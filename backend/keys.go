@@ -20,9 +20,15 @@ import "encoding/binary"
 //	                            matter, hash, version, access, owner, trash)
 //	o<ino:8>                    orphan: unlinked while open, content freed
 //	                            on last close or at the next start
-//	v<ino:8><n:4>               an old version N of a file (JSON
-//	                            store.Version: size, sha256, times)
-//	w<ino:8><n:4><chunk:4>      that version's content, ChunkSize chunks
+//	v<lin:8><n:4>               an old version N of a memory (JSON
+//	                            store.Version: size, sha256, times), keyed
+//	                            by its lineage: the inode the memory was
+//	                            first created as (store/saves.go), which
+//	                            atomic saves hand on to the next inode
+//	w<lin:8><n:4><chunk:4>      that version's content, ChunkSize chunks
+//	n<ino:8>                    successor: a save moved the memory of ino
+//	                            on to this inode (ino:8), so links to ino
+//	                            follow it
 //	p<pack:8>                   a pack: the content of archived small files
 //	                            (a session's turns), uvarint raw length +
 //	                            zstd of their concatenation; its members'
@@ -44,7 +50,7 @@ import "encoding/binary"
 // the content of files larger than one chunk (store/blob.go; never for an
 // encrypted store).
 //
-// Later families (views, versions, index, embeddings) add a new prefix here.
+// A new key family adds its prefix here.
 const (
 	PrefixStore   = 's'
 	PrefixInode   = 'i'
@@ -59,6 +65,7 @@ const (
 	PrefixPack    = 'p'
 	PrefixMember  = 'q'
 	PrefixVector  = 'e'
+	PrefixSucc    = 'n'
 	inoLen        = 8
 	chunkIndexLen = 4
 )
@@ -127,6 +134,9 @@ func OrphanPrefix() []byte { return []byte{PrefixOrphan} }
 
 // LiveKey marks ino's content as possibly ahead of its record.
 func LiveKey(ino uint64) []byte { return withIno(PrefixLive, ino, 0) }
+
+// SuccessorKey names the inode a save moved the memory of ino on to.
+func SuccessorKey(ino uint64) []byte { return withIno(PrefixSucc, ino, 0) }
 
 // LivePrefix covers every live marker.
 func LivePrefix() []byte { return []byte{PrefixLive} }

@@ -22,6 +22,9 @@ type genDir struct {
 	// file (whose read bits become read and search).
 	mirror     uint64
 	mirrorFile bool
+	// mirrorPath, when set, names the mirrored node by its store path
+	// (history/: the file at a path may be replaced by a save).
+	mirrorPath string
 }
 
 func (g *genDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -34,10 +37,14 @@ func (g *genDir) genDir() *genDir { return g }
 
 // mirrorAttr puts the owner and modes of g.mirror on a's.
 func (g *genDir) mirrorAttr(a *fuse.Attr) {
-	if g.mirror == 0 {
+	ino := g.mirror
+	if g.mirrorPath != "" {
+		ino, _ = g.fsys.st.Resolve(g.mirrorPath)
+	}
+	if ino == 0 {
 		return
 	}
-	i, err := g.fsys.st.Attr(g.mirror)
+	i, err := g.fsys.st.Attr(ino)
 	if err != nil {
 		return
 	}

@@ -37,7 +37,8 @@ func (h *historyDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	case a.IsDir():
 		return h.child(ctx, "/history"+p, &historyDir{genDir: genDir{fsys: h.fsys, mirror: ino}, path: p}, out), 0
 	case a.IsReg():
-		return h.child(ctx, "/history"+p, &historyFile{genDir: genDir{fsys: h.fsys, mirror: ino, mirrorFile: true}, ino: ino, path: p}, out), 0
+		// Found by its path each time: a save puts another inode there.
+		return h.child(ctx, "/history"+p, &historyFile{genDir: genDir{fsys: h.fsys, mirrorPath: p, mirrorFile: true}, path: p}, out), 0
 	}
 	return nil, syscall.ENOENT
 }
@@ -57,7 +58,13 @@ func (h *historyDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 	}
 	var list []fuse.DirEntry
 	for _, e := range ents {
-		if t := e.Mode & syscall.S_IFMT; t == syscall.S_IFDIR || t == syscall.S_IFREG {
+		switch e.Mode & syscall.S_IFMT {
+		case syscall.S_IFREG:
+			if vs, err := h.fsys.st.Versions(e.Ino); err != nil || len(vs) == 0 {
+				continue // only memories with old versions are listed
+			}
+			fallthrough
+		case syscall.S_IFDIR:
 			list = append(list, dirEntry(e.Name, "/history"+h.path+"/"+e.Name))
 		}
 	}
@@ -65,15 +72,33 @@ func (h *historyDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 }
 
 // historyFile is history/<path>/: v1<ext>, v2<ext>, ... oldest first, the
-// file's kept old versions (its current content is the file itself).
+// kept old versions of the memory at path (its current content is the file
+// itself). The memory is found by its path at every request: a save puts
+// another inode there, which goes on with the same versions.
 type historyFile struct {
 	genDir
-	ino  uint64
 	path string
 }
 
 // versionName is the name of the k-th kept version (1-based).
 func (h *historyFile) versionName(k int) string { return "v" + strconv.Itoa(k) + path.Ext(h.path) }
+
+// versions returns the memory at the path now, its lineage (the stable id
+// version files are named by) and the versions the store's user may see.
+func (h *historyFile) versions() (uint64, uint64, []store.Version, error) {
+	ino, err := h.fsys.st.Resolve(h.path)
+	if err != nil || !h.fsys.st.Visible(ino) {
+		return 0, 0, nil, syscall.ENOENT
+	}
+	in, err := h.fsys.st.Info(ino)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	vs, err := h.fsys.st.Versions(ino)
+	return ino, in.Lineage, vs, err
+}
+
+func versionKey(lin uint64, n uint32) string { return fmt.Sprintf("/history/%d/%d", lin, n) }
 
 func (h *historyFile) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	num, ok := strings.CutPrefix(strings.TrimSuffix(name, path.Ext(h.path)), "v")
@@ -81,7 +106,7 @@ func (h *historyFile) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	if !ok || err != nil || k < 1 || name != h.versionName(k) {
 		return nil, syscall.ENOENT
 	}
-	vs, err := h.fsys.st.Versions(h.ino)
+	ino, lin, vs, err := h.versions()
 	if err != nil {
 		return nil, errno(err)
 	}
@@ -89,24 +114,29 @@ func (h *historyFile) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 		return nil, syscall.ENOENT
 	}
 	v := vs[k-1]
-	key := fmt.Sprintf("/history/%d/%d", h.ino, v.N)
-	gen := func(context.Context, views.May) ([]byte, error) { return h.fsys.st.VersionContent(h.ino, v.N) }
-	return h.genFileAttrChild(ctx, key, gen, h.versionAttr(v), out), 0
+	gen := func(context.Context, views.May) ([]byte, error) {
+		if cur, err := h.fsys.st.Resolve(h.path); err == nil {
+			ino = cur // saved again since the lookup: same lineage
+		}
+		return h.fsys.st.VersionContent(ino, v.N)
+	}
+	return h.genFileAttrChild(ctx, versionKey(lin, v.N), gen, h.versionAttr(ino, v), out), 0
 }
 
-// versionAttr gives a version file the owner and read bits the memory had
-// when that version was replaced (for a version kept before they were
-// recorded, the memory's own now), and its own time.
-func (h *historyFile) versionAttr(v store.Version) func(*fuse.Attr) {
+// versionAttr gives a version file its size, the owner and read bits the
+// memory had when that version was replaced (for a version kept before
+// they were recorded, the memory's own now), and its own times.
+func (h *historyFile) versionAttr(ino uint64, v store.Version) func(*fuse.Attr) {
 	uid, gid, mode := v.Uid, v.Gid, v.Mode
 	if !v.Known {
-		if i, err := h.fsys.st.Attr(h.ino); err == nil {
+		if i, err := h.fsys.st.Attr(ino); err == nil {
 			uid, gid, mode = i.Uid, i.Gid, i.Mode
 		}
 	}
 	return func(a *fuse.Attr) {
 		a.Uid, a.Gid = uid, gid
 		a.Mode = syscall.S_IFREG | mode&0o444
+		a.Size, a.Blocks = v.Size, (v.Size+511)/512
 		if v.Modified > 0 {
 			a.Mtime, a.Mtimensec = uint64(v.Modified/1e9), uint32(v.Modified%1e9)
 			a.Ctime, a.Ctimensec = uint64(v.Saved/1e9), uint32(v.Saved%1e9)
@@ -115,14 +145,13 @@ func (h *historyFile) versionAttr(v store.Version) func(*fuse.Attr) {
 }
 
 func (h *historyFile) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	vs, err := h.fsys.st.Versions(h.ino)
+	_, lin, vs, err := h.versions()
 	if err != nil {
 		return nil, errno(err)
 	}
 	var list []fuse.DirEntry
 	for k, v := range vs {
-		list = append(list, fuse.DirEntry{Name: h.versionName(k + 1), Mode: syscall.S_IFREG,
-			Ino: synthIno(fmt.Sprintf("/history/%d/%d", h.ino, v.N))})
+		list = append(list, fuse.DirEntry{Name: h.versionName(k + 1), Mode: syscall.S_IFREG, Ino: synthIno(versionKey(lin, v.N))})
 	}
 	return fs.NewListDirStream(list), 0
 }

@@ -130,13 +130,18 @@ func (d *yamlDecoder) mapping(n *yaml.Node) (map[string]any, error) {
 		if k.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("line %d: a mapping key must be a scalar", line)
 		}
-		if k.ShortTag() == "!!null" {
-			continue // as yaml.Unmarshal into a map of strings does
+		null := k.ShortTag() == "!!null"
+		key := k.Value
+		if null {
+			key = "\x00null" // null keys are dropped, but twice is an error, as in yaml
 		}
-		if prev, dup := lines[k.Value]; dup {
+		if prev, dup := lines[key]; dup {
 			return nil, fmt.Errorf("line %d: mapping key %q already defined at line %d", line, k.Value, prev)
 		}
-		lines[k.Value] = line
+		lines[key] = line
+		if null {
+			continue // as yaml.Unmarshal into a map of strings does
+		}
 		val, err := d.value(v)
 		if err != nil {
 			return nil, err

@@ -31,6 +31,9 @@ type Policy struct {
 	Lifecycle   Lifecycle       `yaml:"lifecycle"`
 	Maintenance Maintenance     `yaml:"maintenance"`
 	Health      Health          `yaml:"health"`
+	// Ignore holds gitignore patterns of paths that are not memories
+	// (ignore.go); DefaultIgnore always applies first.
+	Ignore []string `yaml:"ignore,omitempty"`
 	// Consolidation is the section older versions kept the consolidation
 	// command in. A policy lives in the store, where a --user mount or a
 	// shared store's other hosts could have written it, so it never names
@@ -192,6 +195,12 @@ func (p Policy) Validate() error {
 	if p.Health.GrowthPerDayBytes <= 0 || p.Health.FilesPerDir <= 0 {
 		return errors.New("policy: health thresholds must be positive")
 	}
+	if len(p.Ignore) > 1000 {
+		return errors.New("policy: ignore has more than 1000 patterns")
+	}
+	if _, err := NewIgnorer(p.Ignore); err != nil {
+		return fmt.Errorf("policy: %v", err)
+	}
 	return nil
 }
 
@@ -276,6 +285,8 @@ func Schema() []map[string]string {
 		k("lifecycle.knowledge_cold", "duration", d.Lifecycle.KnowledgeCold.String(), "semantic knowledge not accessed this long is marked cold"),
 		k("lifecycle.trash_retention", "duration", d.Lifecycle.TrashRetention.String(), "archive/trash/ entries older than this are purged"),
 		k("maintenance.interval", "duration (0: off, else at least 1m)", d.Maintenance.Interval.String(), "time between lifecycle passes inside the mount"),
+		k("ignore", "list of gitignore patterns", strings.Join(DefaultIgnore, " "),
+			"paths that are plain files, not memories: never indexed, viewed, versioned or trashed; the defaults always apply, '!pattern' re-includes"),
 		k("health.growth_per_day_bytes", "bytes", strconv.FormatInt(d.Health.GrowthPerDayBytes, 10), "meta/stats.json warns past this growth a day"),
 		k("health.files_per_dir", "count", strconv.Itoa(d.Health.FilesPerDir), "meta/stats.json warns about directories holding more files"),
 	}

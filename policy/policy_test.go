@@ -59,3 +59,42 @@ func TestInvalidPoliciesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestIgnore(t *testing.T) {
+	ig, err := NewIgnorer([]string{"build/", "/semantic/tmp-*", "*.log", "!keep.log", "secret/**/*.key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{
+		"/semantic/.git/HEAD":            true,
+		"/semantic/.git":                 false, // a file named .git (not a dir)
+		"/a/node_modules/x/y.js":         true,
+		"/semantic/notes.md":             false,
+		"/x/build/out.o":                 true,
+		"/x/build":                       false,
+		"/semantic/tmp-1":                true,
+		"/other/semantic/tmp-1":          false,
+		"/episodic/run.log":              true,
+		"/episodic/keep.log":             false,
+		"/secret/a/b/c.key":              true,
+		"/secret/c.key":                  true,
+		"/semantic/.DS_Store":            true,
+		"/semantic/.notes.md.swp":        true,
+		"/semantic/.git/objects/ab/cdef": true,
+		"/__pycache__/x.pyc":             true,
+	} {
+		if got := ig.Match(p, false); got != want {
+			t.Errorf("%s: ignored %v, want %v", p, got, want)
+		}
+	}
+	if !ig.Match("/semantic/.git", true) || !ig.Match("/x/build", true) {
+		t.Error("directory patterns do not match directories")
+	}
+	if _, err := Parse([]byte("ignore: [\"[\"]\n")); err == nil {
+		t.Error("an invalid glob was accepted")
+	}
+	p, err := Parse([]byte("ignore: [\"*.tmp\"]\n"))
+	if err != nil || len(p.Ignore) != 1 {
+		t.Fatalf("ignore: %v %v", p.Ignore, err)
+	}
+}

@@ -10,6 +10,10 @@ const (
 	Moved
 	// Removed: the memory is gone for good.
 	Removed
+	// Reindexed: which files are memories may have changed for every
+	// memory at once (the policy's ignore rules changed; Ino is 0):
+	// handlers rebuild what they derived.
+	Reindexed
 )
 
 // Change is one event for Options.OnChange. Handlers re-read what they need

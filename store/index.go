@@ -54,8 +54,8 @@ func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) e
 			continue
 		}
 		p, err := s.Path(x.ino)
-		if err != nil {
-			continue
+		if err != nil || s.Ignored(p, false) {
+			continue // gone, or not a memory
 		}
 		s.accMu.Lock()
 		if a, ok := s.access[x.ino]; ok {

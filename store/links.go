@@ -50,7 +50,7 @@ func (s *Store) resolveRelated(ino uint64, related []string) []uint64 {
 // store's user sees).
 func (s *Store) maintenanceMarks(in *Info, r *Record, may func(uint64) bool) {
 	in.Cold = r.Cold
-	if d := r.DuplicateOf; d != 0 && s.Visible(d) && (may == nil || may(d)) {
+	if d := s.current(r.DuplicateOf); d != 0 && s.Visible(d) && (may == nil || may(d)) {
 		if p, err := s.Path(d); err == nil {
 			in.DuplicateOf = p
 		}
@@ -69,7 +69,7 @@ func (s *Store) relatedPaths(r *Record, may func(uint64) bool) []string {
 	for k, l := range r.Meta.Related {
 		out[k] = l
 		if k < len(r.RelatedInos) && r.RelatedInos[k] != 0 {
-			t := r.RelatedInos[k]
+			t := s.current(r.RelatedInos[k]) // through saves (saves.go)
 			if !s.Visible(t) || may != nil && !may(t) {
 				continue
 			}

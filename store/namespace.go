@@ -120,16 +120,30 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 	return i.clone(), nil
 }
 
-// Create makes an empty regular file, belonging to the store's user.
+// Create makes an empty regular file, belonging to the store's user. At a
+// name a memory left a moment ago, the new file goes on with that memory
+// (saves.go).
 func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
 	defer s.unlock()
 	rec := Record{SHA256: EmptySHA256, Owner: s.opts.User}
+	old, oldRec := s.reclaim(dir, name)
 	i, err := s.newNode(dir, name, syscall.S_IFREG|perm&0o7777, own, "", func(t backend.Txn, i *Inode) error {
+		if old != nil {
+			return s.handOver(t, old, oldRec, i, &rec, false)
+		}
 		return putRecord(t, i.Ino, &rec)
 	})
 	if err != nil {
 		return Inode{}, err
+	}
+	if old != nil && s.inTrash(old) {
+		// Removed and written anew (git checkout): its bytes are the
+		// previous version now, not a stray in the trash.
+		l := old.Links[0]
+		if err := s.unlink(l.Parent, l.Name, old); err == nil {
+			s.notifyEntry(l.Parent, l.Name)
+		}
 	}
 	s.recs.Set(i.Ino, rec)  // the commit and the unlink that often follow read it
 	s.event(Changed, i.Ino) // a new memory, even if nothing is ever written

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/policy"
@@ -42,11 +43,19 @@ func (s *Store) SetPolicy(b []byte) error {
 	if s.opts.ReadOnly {
 		return syscall.EROFS
 	}
-	if _, err := policy.Parse(b); err != nil {
+	p, err := policy.Parse(b)
+	if err != nil {
 		return err
 	}
+	old := s.Policy().Ignore
 	s.legacyCommand.Store(false)
-	return s.PutSetting(policySetting, b)
+	if err := s.PutSetting(policySetting, b); err != nil {
+		return err
+	}
+	if !slices.Equal(old, p.Ignore) && s.opts.OnChange != nil {
+		s.opts.OnChange([]Change{{Kind: Reindexed}})
+	}
+	return nil
 }
 
 // operator is the host-local configuration (Options.Operator), empty when
@@ -56,4 +65,29 @@ func (s *Store) operator() (policy.Operator, error) {
 		return policy.Operator{}, nil
 	}
 	return s.opts.Operator()
+}
+
+// ignorer is the compiled ignore rules of the policy.
+func (s *Store) ignorer() *policy.Ignorer {
+	if ig := s.ign.Load(); ig != nil {
+		return ig
+	}
+	ig, err := policy.NewIgnorer(s.Policy().Ignore)
+	if err != nil {
+		ig, _ = policy.NewIgnorer(nil) // a stored policy was checked; defaults at worst
+	}
+	s.ign.Store(ig)
+	return ig
+}
+
+// Ignored reports whether the store path p (of a directory if isDir) is
+// not a memory: the policy's ignore rules match it (a tool's own tree,
+// such as .git/). Such files are stored and behave as plain files, but
+// are never indexed, viewed, counted, versioned or trashed.
+func (s *Store) Ignored(p string, isDir bool) bool { return s.ignorer().Match(p, isDir) }
+
+// ignoredIno is Ignored for the regular file ino at its current path.
+func (s *Store) ignoredIno(ino uint64) bool {
+	p, err := s.Path(ino)
+	return err == nil && s.Ignored(p, false)
 }

@@ -34,6 +34,8 @@ type Record struct {
 	RelatedInos  []uint64    `json:"related_inos,omitempty"` // Meta.Related resolved at commit (links.go); 0: not a file here
 	Cold         bool        `json:"cold,omitempty"`         // marked cold by maintenance (maintain.go)
 	DuplicateOf  uint64      `json:"duplicate_of,omitempty"` // an earlier memory with the same bytes (maintain.go)
+	Lineage      uint64      `json:"lineage,omitempty"`      // the inode the memory was first created as, when a save moved it on (saves.go); 0: this one
+	Successor    uint64      `json:"successor,omitempty"`    // the inode a save moved the memory on to (saves.go)
 	Trashed      int64       `json:"trashed,omitempty"`      // when it was moved to the trash
 	TrashedFrom  string      `json:"trashed_from,omitempty"`
 }
@@ -212,8 +214,14 @@ type Info struct {
 	DuplicateOf  string         `json:"duplicate_of,omitempty"`
 	// BodyOffset is where the text after the front matter starts.
 	BodyOffset int `json:"-"`
+	// Lineage is the memory's stable id: the inode it was first created
+	// as, kept across atomic saves (saves.go).
+	Lineage uint64 `json:"lineage"`
 	// unsure: nobody can tell whose the memory is (isolation.go).
 	unsure bool
+	// Ignored: the policy's ignore rules match the path; the file is not
+	// a memory (policy.go).
+	Ignored bool `json:"-"`
 }
 
 // info builds the Info of a regular file from its inode, path and record.
@@ -222,7 +230,8 @@ func info(i *Inode, p string, r *Record) Info {
 		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.audience(), Entities: r.Meta.Entities,
 		Tags: r.Meta.Tags, Importance: r.Meta.Importance, Expires: r.Meta.Expires,
 		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error, BodyOffset: r.BodyOffset,
-		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC(), unsure: r.unsure()}
+		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC(), unsure: r.unsure(),
+		Lineage: r.lineage(i.Ino)}
 	if r.Meta.Created != nil {
 		in.Created = *r.Meta.Created
 	}
@@ -271,6 +280,7 @@ func (s *Store) Info(ino uint64) (Info, error) {
 		return Info{}, err
 	}
 	in := info(&i, p, r)
+	in.Ignored = i.IsReg() && s.Ignored(p, false)
 	in.Related = s.relatedPaths(r, nil)
 	s.maintenanceMarks(&in, r, nil)
 	return in, nil

@@ -50,6 +50,7 @@ func (s *Store) Remove(dir uint64, name string) (string, error) {
 	if s.keepInTrash(dir, name, i) {
 		p, err := s.trash(dir, name, i)
 		if err == nil {
+			s.vacate(dir, name, ino) // a file created here soon goes on with it (saves.go)
 			return p, nil
 		}
 		s.log.Printf("mnemofs: moving %s to the trash failed, deleting it: %v", name, err)
@@ -65,7 +66,7 @@ func (s *Store) keepInTrash(dir uint64, name string, i *Inode) bool {
 		return false
 	}
 	dp, err := s.Path(dir)
-	return err == nil && dp != TrashDir && !strings.HasPrefix(dp, TrashDir+"/")
+	return err == nil && dp != TrashDir && !strings.HasPrefix(dp, TrashDir+"/") && !s.Ignored(path.Join(dp, name), false)
 }
 
 // trash moves dir/name into the trash. Caller holds mu.
@@ -89,7 +90,7 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 	}
 	rec.Trashed, rec.TrashedFrom = s.now().UnixNano(), orig
 	// The move and the record of where it came from: one transaction.
-	err = s.renameWith(dir, name, tdir, dest, 0, func(t backend.Txn) error { return putRecord(t, i.Ino, rec) })
+	err = s.renameWith(dir, name, tdir, dest, 0, func(t backend.Txn, _ *Inode) error { return putRecord(t, i.Ino, rec) })
 	s.recs.Forget(i.Ino)
 	if err != nil {
 		return "", err
@@ -193,9 +194,17 @@ func (s *Store) purge(ino uint64) error {
 // orphan mark, pack membership, embedding and the inode record.
 func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	var keys [][]byte
+	pres := [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino)}
+	// Its versions go with it, unless a save handed them on (saves.go).
+	if r, err := s.storedRecord(ino); err != nil || r.Successor == 0 {
+		l := ino
+		if err == nil {
+			l = r.lineage(ino)
+		}
+		pres = append(pres, backend.VersionPrefix(l), backend.VersionBytesPrefix(l))
+	}
 	err := s.kv.View(func(t backend.Txn) error {
-		for _, pre := range [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino),
-			backend.VersionPrefix(ino), backend.VersionBytesPrefix(ino)} {
+		for _, pre := range pres {
 			err := t.Scan(pre, nil, true, func(k, _ []byte) bool {
 				keys = append(keys, append([]byte(nil), k...))
 				return true
@@ -222,7 +231,7 @@ func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
 	if i.legacy || i.Xattrs > 0 || !i.IsReg() {
 		return s.inodeKeys(i.Ino)
 	}
-	if r, err := s.storedRecord(i.Ino); err != nil || r.Version > 1 {
+	if r, err := s.storedRecord(i.Ino); err != nil || r.Version > 1 || r.Lineage != 0 || r.Successor != 0 {
 		return s.inodeKeys(i.Ino) // it may have kept old versions
 	}
 	var keys [][]byte

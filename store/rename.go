@@ -1,6 +1,7 @@
 package store
 
 import (
+	"path"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -31,7 +32,19 @@ func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName str
 	if err := s.mayRename(oldDir, oldName, newDir, newName); err != nil {
 		return err
 	}
-	return s.rename(oldDir, oldName, newDir, newName, flags)
+	if flags == 0 {
+		if done, err := s.renameOver(oldDir, oldName, newDir, newName); done {
+			return err
+		}
+	}
+	srcIno, srcMode, lerr := s.lookup(oldDir, oldName)
+	if err := s.rename(oldDir, oldName, newDir, newName, flags); err != nil {
+		return err
+	}
+	if lerr == nil && srcMode&syscall.S_IFMT == syscall.S_IFREG && s.scratchName(newDir, newName) {
+		s.vacate(oldDir, oldName, srcIno) // a backup rename: a save may follow (saves.go)
+	}
+	return nil
 }
 
 // rename is Rename with mu held.
@@ -39,8 +52,9 @@ func (s *Store) rename(oldDir uint64, oldName string, newDir uint64, newName str
 	return s.renameWith(oldDir, oldName, newDir, newName, flags, nil)
 }
 
-// renameWith is rename with more writes (extra) in the same transaction.
-func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32, extra func(backend.Txn) error) error {
+// renameWith is rename with more writes (extra, given the moved inode) in
+// the same transaction.
+func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32, extra func(t backend.Txn, src *Inode) error) error {
 	if flags&^(RenameNoReplace|RenameExchange) != 0 || flags == RenameNoReplace|RenameExchange {
 		return syscall.EINVAL
 	}
@@ -149,7 +163,7 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 	dstOpen := lastLink && s.openState(dstIno) != nil
 	err = s.update(func(t backend.Txn) error {
 		if extra != nil {
-			if err := extra(t); err != nil {
+			if err := extra(t, src); err != nil {
 				return err
 			}
 		}
@@ -210,4 +224,58 @@ func (s *Store) checkNotInside(ino, dir uint64) error {
 		dir = i.Links[0].Parent
 		s.icMu.RUnlock()
 	}
+}
+
+// renameOver handles a plain rename onto an existing memory (saves.go): a
+// fresh file renamed over it is a save and the memory goes on in it; any
+// other file replaces it, and it goes to the trash. done is false when
+// neither applies (the plain rename follows). Caller holds mu.
+func (s *Store) renameOver(oldDir uint64, oldName string, newDir uint64, newName string) (done bool, err error) {
+	srcIno, srcMode, err := s.lookup(oldDir, oldName)
+	if err != nil || srcMode&syscall.S_IFMT != syscall.S_IFREG {
+		return false, nil
+	}
+	dstIno, dstMode, err := s.lookup(newDir, newName)
+	if err != nil || dstMode&syscall.S_IFMT != syscall.S_IFREG || dstIno == srcIno {
+		return false, nil
+	}
+	dst, err := s.editable(dstIno)
+	if err != nil || !s.saveable(newDir, newName, dst) {
+		return false, nil
+	}
+	src, err := s.editable(srcIno)
+	if err != nil {
+		return false, nil
+	}
+	if len(src.Links) == 1 && s.now().UnixNano()-src.Btime < int64(freshAge) {
+		dstRec, err := s.storedRecord(dstIno)
+		if err != nil {
+			return true, err
+		}
+		srcRec, err := s.storedRecord(srcIno)
+		if err != nil {
+			return true, err
+		}
+		return true, s.renameWith(oldDir, oldName, newDir, newName, 0, func(t backend.Txn, moved *Inode) error {
+			return s.handOver(t, dst, dstRec, moved, srcRec, true)
+		})
+	}
+	if !s.keepInTrash(newDir, newName, dst) {
+		return false, nil
+	}
+	// Another memory takes the name: the one it replaces is kept.
+	if _, err := s.trash(newDir, newName, dst); err != nil {
+		return true, err
+	}
+	return true, s.rename(oldDir, oldName, newDir, newName, 0)
+}
+
+// scratchName reports whether dir/name is no memory's name: a scratch
+// name, or one the ignore rules match. Caller holds mu.
+func (s *Store) scratchName(dir uint64, name string) bool {
+	if IsScratch(name) {
+		return true
+	}
+	dp, err := s.Path(dir)
+	return err == nil && s.Ignored(path.Join(dp, name), false)
 }

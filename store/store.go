@@ -123,6 +123,12 @@ type Store struct {
 	// legacyCommand: the stored policy's dropped consolidation section was
 	// logged.
 	legacyCommand atomic.Bool
+	// vacated: names memories just left, for a file created there to go
+	// on with (saves.go; mu).
+	vacated map[entryName]vacancy
+	// ign is the policy's compiled ignore rules (policy.go), dropped with
+	// pol.
+	ign atomic.Pointer[policy.Ignorer]
 
 	// space refuses writes before the disk fills (nil: no check).
 	space *spaceGuard
@@ -149,7 +155,7 @@ const idLease = 4096
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
-		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, ending: map[uint64]chan struct{}{}, dc: map[uint64]*listing{},
+		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, ending: map[uint64]chan struct{}{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{},
 		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
 		recs: cache.NewFill[uint64, Record](4096)}
 	if s.now == nil {

@@ -52,7 +52,7 @@ func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, e
 		return nil, false, nil
 	}
 	p, err := s.Path(f.ino)
-	if err != nil {
+	if err != nil || s.Ignored(p, false) {
 		return nil, false, nil
 	}
 	switch s.Policy().UpdateMode(p) {
@@ -100,9 +100,10 @@ func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, e
 	return b, err == nil, err
 }
 
-// putVersion writes version rec.Version of i (content b) in t.
+// putVersion writes version rec.Version of i (content b) in t, under the
+// memory's lineage.
 func putVersion(t backend.Txn, i *Inode, rec *Record, b []byte, now int64) error {
-	n, ino := uint32(rec.Version), i.Ino
+	n, ino := uint32(rec.Version), rec.lineage(i.Ino)
 	h, err := json.Marshal(Version{N: n, Size: uint64(len(b)), SHA256: rec.SHA256, Modified: rec.Modified, Saved: now,
 		Users: rec.audience(), Unsure: rec.unsure(), Known: true, Uid: i.Uid, Gid: i.Gid, Mode: i.Mode})
 	if err != nil {
@@ -153,12 +154,21 @@ func (s *Store) versionVisible(ino uint64, v *Version) bool {
 	return r.visibleTo(s.opts.User)
 }
 
+// lineageOf is the lineage the versions of the memory ino are kept under.
+func (s *Store) lineageOf(ino uint64) uint64 {
+	if r, err := s.storedRecord(ino); err == nil {
+		return r.lineage(ino)
+	}
+	return ino
+}
+
 // versions lists every kept old version of ino, oldest first.
 func (s *Store) versions(ino uint64) ([]Version, error) {
 	var out []Version
 	var derr error
+	l := s.lineageOf(ino)
 	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.VersionPrefix(ino), nil, false, func(_, v []byte) bool {
+		return t.Scan(backend.VersionPrefix(l), nil, false, func(_, v []byte) bool {
 			var x Version
 			if derr = json.Unmarshal(v, &x); derr != nil {
 				return false
@@ -189,8 +199,9 @@ func (s *Store) VersionContent(ino uint64, n uint32) ([]byte, error) {
 func (s *Store) versionContent(ino uint64, n uint32) ([]byte, error) {
 	var v Version
 	var b []byte
+	l := s.lineageOf(ino)
 	err := s.kv.View(func(t backend.Txn) error {
-		h, err := t.Get(backend.VersionKey(ino, n))
+		h, err := t.Get(backend.VersionKey(l, n))
 		if err != nil {
 			return err
 		}
@@ -199,7 +210,7 @@ func (s *Store) versionContent(ino uint64, n uint32) ([]byte, error) {
 		}
 		b = make([]byte, v.Size)
 		for off := uint64(0); off < v.Size; off += ChunkSize {
-			c, err := t.Get(backend.VersionChunkKey(ino, n, uint32(off/ChunkSize)))
+			c, err := t.Get(backend.VersionChunkKey(l, n, uint32(off/ChunkSize)))
 			if err != nil {
 				return err
 			}

@@ -203,6 +203,7 @@ func (s *Store) systemXattrs(ino uint64, wantSHA bool) (map[string]string, error
 		"version":      strconv.Itoa(in.Version),
 		"type":         in.Type,
 		"path":         in.Path,
+		"lineage":      strconv.FormatUint(in.Lineage, 10),
 	}
 	if in.LastAccessed != nil {
 		m["last_accessed"] = ts(*in.LastAccessed)

@@ -34,6 +34,7 @@ func (e *Engine) apply(c store.Change) {
 			e.refresh(c.Ino, false)
 			if a, err := e.st.Attr(c.Ino); err == nil && a.IsDir() {
 				e.dirMoved = true // what is under it may have moved into or out of /archive
+				e.movedDirs = append(e.movedDirs, c.Ino)
 			}
 		}
 		e.mu.Lock()
@@ -109,6 +110,10 @@ func (e *Engine) moved(ino uint64) bool {
 		return false
 	}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
+	if p, err := e.st.Path(ino); err == nil && e.st.Ignored(p, false) {
+		e.drop(ino) // moved into an ignored tree: no longer a memory
+		return true
+	}
 	if !isLog(name) {
 		e.idx.Move(ino, parent, name)
 	}
@@ -192,6 +197,10 @@ func (e *Engine) refresh(ino uint64, content bool) {
 			e.drop(ino) // unlinked meanwhile
 		}
 		return // else a directory moved: paths are computed when needed
+	}
+	if in.Ignored {
+		e.drop(ino) // not a memory (the policy's ignore rules)
+		return
 	}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
 	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
@@ -338,4 +347,31 @@ func isWords(s string) bool {
 		}
 	}
 	return true
+}
+
+// rescanTree brings every file below the moved directory dir up to date
+// with the ignore rules: what moved into an ignored tree is dropped, what
+// moved out of one is indexed.
+func (e *Engine) rescanTree(dir uint64, depth int) {
+	ents, err := e.st.ReadDir(dir)
+	if err != nil || depth > 4096 {
+		return
+	}
+	for _, d := range ents {
+		switch d.Mode & syscall.S_IFMT {
+		case syscall.S_IFDIR:
+			e.rescanTree(d.Ino, depth+1)
+		case syscall.S_IFREG:
+			p, err := e.st.Path(d.Ino)
+			if err != nil {
+				continue
+			}
+			switch ignored, known := e.st.Ignored(p, false), e.indexed(d.Ino); {
+			case ignored && known:
+				e.drop(d.Ino)
+			case !ignored && !known:
+				e.refresh(d.Ino, true)
+			}
+		}
+	}
 }

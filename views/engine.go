@@ -4,6 +4,7 @@ import (
 	"log"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,8 @@ type Engine struct {
 	// dirMoved: a directory moved in the batch being applied, so which
 	// memories are hidden is decided again after it. Worker only.
 	dirMoved bool
+	// movedDirs are the directories moved in that batch (rescanTree).
+	movedDirs []uint64
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
 	// qc caches search results by generation (qcache.go); nil: off.
@@ -165,6 +168,10 @@ const settle = 20 * time.Millisecond
 
 // Handle receives the store's change events.
 func (e *Engine) Handle(ch []store.Change) {
+	if slices.ContainsFunc(ch, func(c store.Change) bool { return c.Kind == store.Reindexed }) {
+		e.Rebuild() // which files are memories changed: everything again
+		ch = slices.DeleteFunc(slices.Clone(ch), func(c store.Change) bool { return c.Kind == store.Reindexed })
+	}
 	e.qMu.Lock()
 	if !e.stopped {
 		idle := len(e.queue) == 0
@@ -235,6 +242,10 @@ func (e *Engine) run() {
 		}
 		if e.dirMoved {
 			e.dirMoved = false
+			for _, d := range e.movedDirs {
+				e.rescanTree(d, 0)
+			}
+			e.movedDirs = nil
 			e.rehide()
 		}
 		e.progress(uint64(len(batch)))

@@ -1,0 +1,221 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/policy"
+)
+
+// Saves (SPEC §2): editors, sed -i, agent SDKs and git replace a file
+// rather than write it in place, and a memory is its path. The rule:
+//
+//	A new file that takes a memory's name — by a rename over it, or by a
+//	create within saveWindow of the memory leaving the name (renamed away
+//	to a scratch name, or removed) — is the memory's next version, as an
+//	in-place write would be; any other file moved onto a memory's name is
+//	a different memory, and the one it replaces goes to the trash.
+//
+// "New" means created less than freshAge ago (a temp file). The memory
+// goes on in the new inode: its history (versions are kept per lineage,
+// Record.Lineage, not per inode), created time, access counts and user
+// xattrs carry on, the replaced bytes become the previous version (in a
+// tree that keeps versions), and links to the old inode follow it (the
+// successor key, backend/keys.go). The stable identity a caller sees is
+// the xattr user.mnemofs.lineage; the inode number changes, as it does
+// for the same save on any local disk.
+
+const (
+	// saveWindow: how soon a file created at a vacated name continues
+	// the memory that left it.
+	saveWindow = 10 * time.Second
+	// freshAge: a rename source younger than this is a save's new content.
+	freshAge = time.Minute
+)
+
+// vacancy is a name a memory just left (Store.vacated, under mu).
+type vacancy struct {
+	ino uint64
+	at  int64
+}
+
+// lineage is the id versions of the memory r describes are kept under.
+func (r *Record) lineage(ino uint64) uint64 {
+	if r.Lineage != 0 {
+		return r.Lineage
+	}
+	return ino
+}
+
+// quiet reports whether nothing holds ino open (no handle, session or
+// session end), so its committed bytes are all it has. Caller holds mu.
+func (s *Store) quiet(ino uint64) bool {
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	return s.files[ino] == nil && s.lingering[ino] == nil && s.ending[ino] == nil
+}
+
+// saveable reports whether the regular file old at dir/name, about to be
+// replaced, is a memory a save may continue: a visible memory of one
+// name, not ignored, quiet. Caller holds mu.
+func (s *Store) saveable(dir uint64, name string, old *Inode) bool {
+	if !old.IsReg() || len(old.Links) != 1 || !s.quiet(old.Ino) {
+		return false
+	}
+	dp, err := s.Path(dir)
+	return err == nil && !s.Ignored(path.Join(dp, name), false) && s.mayChange(old.Ino) == nil
+}
+
+// handOver makes the memory in old (record oldRec) go on in nw (record
+// nwRec) within t: the replaced bytes as a version when the tree keeps
+// them, the lineage, created time, access counts and user xattrs, and the
+// successor key. committed says whether nw's content is already committed
+// (a rename), else its first commit comes later (a create). Caller holds
+// mu; old is quiet.
+func (s *Store) handOver(t backend.Txn, old *Inode, oldRec *Record, nw *Inode, nwRec *Record, committed bool) error {
+	l := oldRec.lineage(old.Ino)
+	if p, err := s.Path(old.Ino); err == nil && oldRec.Version > 0 && old.Size > 0 && old.Size <= versionMax {
+		if m := s.Policy().UpdateMode(p); m == policy.Versioned || m == policy.Append {
+			b := make([]byte, old.Size)
+			n, err := s.ReadAt(old.Ino, b, 0)
+			if err != nil {
+				return err
+			}
+			v := *oldRec
+			v.Lineage = l
+			if err := putVersion(t, old, &v, b[:n], s.now().UnixNano()); err != nil {
+				return err
+			}
+		}
+	}
+	nwRec.Lineage = l
+	nwRec.Version = oldRec.Version
+	if committed {
+		nwRec.Version++
+	}
+	nwRec.AccessCount += oldRec.AccessCount
+	nwRec.LastAccessed = max(nwRec.LastAccessed, oldRec.LastAccessed)
+	s.accMu.Lock()
+	if a, ok := s.access[old.Ino]; ok {
+		nwRec.AccessCount += a.count
+		nwRec.LastAccessed = max(nwRec.LastAccessed, a.last)
+		delete(s.access, old.Ino)
+	}
+	s.accMu.Unlock()
+	nw.Btime = old.Btime
+	// User xattrs the new file does not have itself.
+	var names []string
+	var vals [][]byte
+	err := t.Scan(backend.XattrPrefix(old.Ino), nil, false, func(k, v []byte) bool {
+		names = append(names, backend.XattrName(k))
+		vals = append(vals, append([]byte(nil), v...))
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for k, name := range names {
+		if _, err := t.Get(backend.XattrKey(nw.Ino, name)); !errors.Is(err, backend.ErrNotFound) {
+			continue
+		}
+		if err := t.Set(backend.XattrKey(nw.Ino, name), vals[k]); err != nil {
+			return err
+		}
+		nw.Xattrs++
+	}
+	oldRec.Successor = nw.Ino
+	if err := putRecord(t, old.Ino, oldRec); err != nil {
+		return err
+	}
+	if err := putRecord(t, nw.Ino, nwRec); err != nil {
+		return err
+	}
+	s.recs.Forget(old.Ino)
+	s.recs.Forget(nw.Ino)
+	return t.Set(backend.SuccessorKey(old.Ino), binary.BigEndian.AppendUint64(nil, nw.Ino))
+}
+
+// successor is the inode a save moved the memory ino on to, 0 if none.
+func (s *Store) successor(t backend.Txn, ino uint64) uint64 {
+	v, err := t.Get(backend.SuccessorKey(ino))
+	if err != nil || len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// current follows ino through saves to the inode holding the memory now.
+func (s *Store) current(ino uint64) uint64 {
+	for n := 0; n < 64; n++ {
+		if _, err := s.inode(ino); err == nil {
+			return ino
+		}
+		var next uint64
+		s.kv.View(func(t backend.Txn) error { next = s.successor(t, ino); return nil })
+		if next == 0 {
+			return ino
+		}
+		ino = next
+	}
+	return ino
+}
+
+// vacate notes that the memory ino left dir/name (renamed to a scratch
+// name, or removed to the trash). Caller holds mu.
+func (s *Store) vacate(dir uint64, name string, ino uint64) {
+	now := s.now().UnixNano()
+	for k, v := range s.vacated {
+		if now-v.at > int64(saveWindow) {
+			delete(s.vacated, k)
+		}
+	}
+	s.vacated[entryName{dir, name}] = vacancy{ino, now}
+}
+
+// reclaim returns the memory that left dir/name less than saveWindow ago
+// and can go on in a file created there (nil if none), taking the note.
+// Caller holds mu.
+func (s *Store) reclaim(dir uint64, name string) (*Inode, *Record) {
+	k := entryName{dir, name}
+	v, ok := s.vacated[k]
+	if !ok {
+		return nil, nil
+	}
+	delete(s.vacated, k)
+	if s.now().UnixNano()-v.at > int64(saveWindow) {
+		return nil, nil
+	}
+	old, err := s.editable(v.ino)
+	if err != nil || !old.IsReg() || len(old.Links) != 1 || !s.quiet(v.ino) {
+		return nil, nil
+	}
+	rec, err := s.storedRecord(v.ino)
+	if err != nil || rec.Successor != 0 || s.mayChange(v.ino) != nil {
+		return nil, nil
+	}
+	if s.inTrash(old) {
+		// From the trash only where the tree keeps versions: elsewhere
+		// the trash is the only copy of the removed bytes.
+		dp, err := s.Path(dir)
+		if m := s.Policy().UpdateMode(path.Join(dp, name)); err != nil || m != policy.Versioned && m != policy.Append {
+			return nil, nil
+		}
+	}
+	return old, rec
+}
+
+// inTrash reports whether i sits in the trash.
+func (s *Store) inTrash(i *Inode) bool {
+	p, err := s.Path(i.Ino)
+	return err == nil && strings.HasPrefix(p, TrashDir+"/")
+}
+
+// entryName names an entry.
+type entryName struct {
+	dir  uint64
+	name string
+}
