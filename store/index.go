@@ -157,7 +157,7 @@ func (s *Store) StatsFor(may func(ino uint64) bool) (Stats, error) {
 		return st, err
 	}
 	for dir, n := range counts {
-		if p, err := s.Path(dir); err == nil {
+		if p, err := s.Path(dir); err == nil && !s.Ignored(p, true) {
 			st.LargestDirs = append(st.LargestDirs, DirCount{p, n})
 		}
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"path"
 	"strings"
 	"syscall"
 
@@ -124,13 +125,20 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 // name a memory left a moment ago, the new file goes on with that memory
 // (saves.go).
 func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
+	if v := s.peekVacancy(dir, name); v != 0 {
+		s.quieten(v)
+	}
 	s.mu.Lock()
 	defer s.unlock()
 	rec := Record{SHA256: EmptySHA256, Owner: s.opts.User}
 	old, oldRec := s.reclaim(dir, name)
 	i, err := s.newNode(dir, name, syscall.S_IFREG|perm&0o7777, own, "", func(t backend.Txn, i *Inode) error {
 		if old != nil {
-			return s.handOver(t, old, oldRec, i, &rec, false)
+			dp, err := s.Path(dir)
+			if err != nil {
+				return err
+			}
+			return s.handOver(t, path.Join(dp, name), old, oldRec, i, &rec, false)
 		}
 		return putRecord(t, i.Ino, &rec)
 	})

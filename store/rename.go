@@ -18,6 +18,9 @@ func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName str
 	if err := checkName(newName); err != nil {
 		return err
 	}
+	if flags == 0 {
+		s.beforeSave(oldDir, oldName, newDir, newName)
+	}
 	s.mu.Lock()
 	defer s.unlock()
 	if newDir == RootIno && s.opts.Reserved[newName] {
@@ -256,8 +259,12 @@ func (s *Store) renameOver(oldDir uint64, oldName string, newDir uint64, newName
 		if err != nil {
 			return true, err
 		}
+		dp, err := s.Path(newDir)
+		if err != nil {
+			return true, err
+		}
 		return true, s.renameWith(oldDir, oldName, newDir, newName, 0, func(t backend.Txn, moved *Inode) error {
-			return s.handOver(t, dst, dstRec, moved, srcRec, true)
+			return s.handOver(t, path.Join(dp, newName), dst, dstRec, moved, srcRec, true)
 		})
 	}
 	if !s.keepInTrash(newDir, newName, dst) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -71,14 +72,14 @@ func (s *Store) saveable(dir uint64, name string, old *Inode) bool {
 }
 
 // handOver makes the memory in old (record oldRec) go on in nw (record
-// nwRec) within t: the replaced bytes as a version when the tree keeps
+// nwRec), at the store path p, within t: the replaced bytes as a version when the tree keeps
 // them, the lineage, created time, access counts and user xattrs, and the
 // successor key. committed says whether nw's content is already committed
 // (a rename), else its first commit comes later (a create). Caller holds
 // mu; old is quiet.
-func (s *Store) handOver(t backend.Txn, old *Inode, oldRec *Record, nw *Inode, nwRec *Record, committed bool) error {
+func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw *Inode, nwRec *Record, committed bool) error {
 	l := oldRec.lineage(old.Ino)
-	if p, err := s.Path(old.Ino); err == nil && oldRec.Version > 0 && old.Size > 0 && old.Size <= versionMax {
+	if oldRec.Version > 0 && old.Size > 0 && old.Size <= versionMax {
 		if m := s.Policy().UpdateMode(p); m == policy.Versioned || m == policy.Append {
 			b := make([]byte, old.Size)
 			n, err := s.ReadAt(old.Ino, b, 0)
@@ -167,6 +168,9 @@ func (s *Store) current(ino uint64) uint64 {
 // vacate notes that the memory ino left dir/name (renamed to a scratch
 // name, or removed to the trash). Caller holds mu.
 func (s *Store) vacate(dir uint64, name string, ino uint64) {
+	if dp, err := s.Path(dir); err != nil || s.Ignored(path.Join(dp, name), false) {
+		return // not a memory's name
+	}
 	now := s.now().UnixNano()
 	for k, v := range s.vacated {
 		if now-v.at > int64(saveWindow) {
@@ -186,7 +190,8 @@ func (s *Store) reclaim(dir uint64, name string) (*Inode, *Record) {
 		return nil, nil
 	}
 	delete(s.vacated, k)
-	if s.now().UnixNano()-v.at > int64(saveWindow) {
+	dp, err := s.Path(dir)
+	if err != nil || s.now().UnixNano()-v.at > int64(saveWindow) || s.Ignored(path.Join(dp, name), false) {
 		return nil, nil
 	}
 	old, err := s.editable(v.ino)
@@ -200,8 +205,7 @@ func (s *Store) reclaim(dir uint64, name string) (*Inode, *Record) {
 	if s.inTrash(old) {
 		// From the trash only where the tree keeps versions: elsewhere
 		// the trash is the only copy of the removed bytes.
-		dp, err := s.Path(dir)
-		if m := s.Policy().UpdateMode(path.Join(dp, name)); err != nil || m != policy.Versioned && m != policy.Append {
+		if m := s.Policy().UpdateMode(path.Join(dp, name)); m != policy.Versioned && m != policy.Append {
 			return nil, nil
 		}
 	}
@@ -218,4 +222,60 @@ func (s *Store) inTrash(i *Inode) bool {
 type entryName struct {
 	dir  uint64
 	name string
+}
+
+// quietWait bounds how long a save waits for the memory it replaces to
+// have no handle (the kernel releases a reader's handle after close
+// returns) and no lingering passthrough session (ptLinger).
+const quietWait = 200 * time.Millisecond
+
+// beforeSave lets the handles of a memory that a rename of a fresh file
+// is about to replace go first (sed -i has just read it): the save needs
+// its committed bytes. Nothing waits for other renames.
+func (s *Store) beforeSave(oldDir uint64, oldName string, newDir uint64, newName string) {
+	src, smode, err := s.lookup(oldDir, oldName)
+	if err != nil || smode&syscall.S_IFMT != syscall.S_IFREG {
+		return
+	}
+	dst, dmode, err := s.lookup(newDir, newName)
+	if err != nil || dmode&syscall.S_IFMT != syscall.S_IFREG || src == dst {
+		return
+	}
+	si, err := s.Attr(src)
+	if err != nil || s.now().UnixNano()-si.Btime >= int64(freshAge) {
+		return
+	}
+	if di, err := s.Attr(dst); err == nil && di.Size > 0 {
+		s.quieten(dst)
+	}
+}
+
+// quieten waits, without store locks, until nothing holds ino open,
+// ending a lingering passthrough session once it has lingered its time
+// (hashNow). It gives up after quietWait; the save then checks quiet again
+// under mu and, failing, is no save.
+func (s *Store) quieten(ino uint64) {
+	for end := time.Now().Add(quietWait); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		s.filesMu.Lock()
+		open, wait, lingers := s.files[ino] != nil, s.ending[ino], s.lingering[ino] != nil
+		s.filesMu.Unlock()
+		switch {
+		case wait != nil:
+			<-wait
+		case lingers:
+			s.hashNow(ino) // ends it once ptLinger has passed
+		case !open:
+			return
+		}
+	}
+}
+
+// peekVacancy is the memory that left dir/name a moment ago, if any.
+func (s *Store) peekVacancy(dir uint64, name string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.vacated[entryName{dir, name}]; ok && s.now().UnixNano()-v.at <= int64(saveWindow) {
+		return v.ino
+	}
+	return 0
 }
