@@ -99,12 +99,14 @@ func (g *genDir) genFileChild(ctx context.Context, key string, gen func(context.
 // genFileAttrChild is genFileChild for a file whose owner, mode and times
 // attr sets.
 func (g *genDir) genFileAttrChild(ctx context.Context, key string, gen func(context.Context, views.May) ([]byte, error), attr func(*fuse.Attr), out *fuse.EntryOut) *fs.Inode {
-	f := &genFile{fsys: g.fsys, gen: gen, attr: attr}
 	ino := synthIno(key)
-	f.fillAttr(ino, &out.Attr)
+	ch := g.NewInode(ctx, &genFile{fsys: g.fsys, gen: gen, attr: attr}, fs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+	// The live node (go-fuse keeps the one the kernel knows) fills the
+	// reply: its content snapshot then answers the open that follows.
+	ch.Operations().(*genFile).fill(ctx, ino, &out.Attr)
 	out.SetEntryTimeout(uncached)
 	out.SetAttrTimeout(uncached)
-	return g.NewInode(ctx, f, fs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+	return ch
 }
 
 func dirEntry(name, key string) fuse.DirEntry {
