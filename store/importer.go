@@ -327,6 +327,7 @@ func (s *Store) Export(dest, from string, progress ProgressFunc) (*ImportResult,
 		return nil, err
 	}
 	res := &ImportResult{}
+	total := s.countFiles(start, 0) // for the progress bar: names only, no content
 	type dirTime struct {
 		path         string
 		atime, mtime int64
@@ -361,7 +362,7 @@ func (s *Store) Export(dest, from string, progress ProgressFunc) (*ImportResult,
 				}
 				res.Files++
 				res.Bytes += int64(i.Size)
-				progress(res.Files, 0)
+				progress(res.Files, max(total, res.Files))
 			case syscall.S_IFLNK:
 				if err := os.Symlink(i.Target, p); err != nil {
 					return err
@@ -408,4 +409,23 @@ func (s *Store) exportFile(i *Inode, p string) error {
 		return err
 	}
 	return os.Chtimes(p, unixTime(i.Atime), unixTime(i.Mtime))
+}
+
+// countFiles counts the regular files below dir (as the store's user sees
+// them).
+func (s *Store) countFiles(dir uint64, depth int) int64 {
+	ents, err := s.ReadDir(dir)
+	if err != nil || depth > 4096 {
+		return 0
+	}
+	var n int64
+	for _, e := range ents {
+		switch e.Mode & syscall.S_IFMT {
+		case syscall.S_IFDIR:
+			n += s.countFiles(e.Ino, depth+1)
+		case syscall.S_IFREG:
+			n++
+		}
+	}
+	return n
 }

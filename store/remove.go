@@ -81,8 +81,15 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 	}
 	dest := name
 	if _, _, err := s.lookup(tdir, dest); err == nil {
-		suffix := "." + s.now().UTC().Format("20060102T150405.000000000")
-		dest = name[:min(len(name), NameMax-len(suffix))] + suffix
+		// notes.20261201T113118.000000000.md: the extension stays last, so
+		// tools still know the file.
+		stamp := "." + s.now().UTC().Format("20060102T150405.000000000")
+		ext := path.Ext(name)
+		if len(ext) > 16 || ext == name {
+			ext = ""
+		}
+		base := strings.TrimSuffix(name, ext)
+		dest = base[:min(len(base), NameMax-len(stamp)-len(ext))] + stamp + ext
 	}
 	rec, err := s.storedRecord(i.Ino)
 	if err != nil {

@@ -65,7 +65,7 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 		return nil, err
 	}
 	if len(recent) > 0 && left > 16 {
-		b.WriteString("## Working memory (newest first)\n\n")
+		heading := "## Working memory (newest first)\n\n" // once there is one to show
 		for _, ino := range recent {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -73,6 +73,11 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 			p, err := e.st.Path(ino)
 			if seen[ino] || err != nil {
 				continue
+			}
+			if heading != "" {
+				b.WriteString(heading)
+				left -= tokens(heading)
+				heading = ""
 			}
 			s, whole := fit(e.section(p, ino), left)
 			b.WriteString(s)

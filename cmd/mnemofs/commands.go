@@ -248,6 +248,9 @@ func searchCmd() *cobra.Command {
 			if k < 1 {
 				return fail("-k needs a positive number, got %d", k)
 			}
+			if !cmd.Flags().Changed("k") {
+				k = 0 // the query's k:N, else the default
+			}
 			if err := run(control.Request{Op: "search", Query: q, User: user, K: k}, nil, &rs); err != nil {
 				return err
 			}
