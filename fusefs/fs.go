@@ -27,6 +27,9 @@ type FS struct {
 	ownerUid   uint32
 	// rcache holds restricted readers' listings (reader.go).
 	rcache readerCache
+	// viewLinks: the view entries the kernel caches, per memory
+	// (viewreader.go).
+	viewLinks viewLinks
 
 	// live maps a store inode number to the kernel-visible inode, for
 	// notifications. Entries are added when a node is handed to the kernel

@@ -2,7 +2,9 @@ package fusefs
 
 import (
 	"context"
+	"path"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -81,13 +83,25 @@ func (g *genDir) Rename(ctx context.Context, name string, newParent fs.InodeEmbe
 // child returns a generated directory node named name below g, whose
 // inode number derives from key (its path in the mount).
 func (g *genDir) child(ctx context.Context, key string, ops fs.InodeEmbedder, out *fuse.EntryOut) *fs.Inode {
+	// Searches and history gain and lose names as memories change: never
+	// cache them.
+	return g.childTTL(ctx, key, ops, out, uncached)
+}
+
+// childTTL is child with the kernel caching the entry and its attributes
+// for d (views: FS.viewTTL).
+func (g *genDir) childTTL(ctx context.Context, key string, ops fs.InodeEmbedder, out *fuse.EntryOut, d time.Duration) *fs.Inode {
 	ino := synthIno(key)
 	genDirAttr(ino, &out.Attr)
 	if d, ok := ops.(interface{ genDir() *genDir }); ok {
 		d.genDir().mirrorAttr(&out.Attr)
 	}
-	// Views gain and lose names as memories change: never cache them.
-	out.SetEntryTimeout(uncached)
+	out.SetEntryTimeout(d)
+	out.SetAttrTimeout(d)
+	if d > 0 {
+		// Any change of a memory may empty it: dropped then (viewLinks).
+		g.fsys.viewLinks.add(anyMemory, g.EmbeddedInode(), path.Base(key))
+	}
 	return g.NewInode(ctx, ops, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: ino})
 }
 

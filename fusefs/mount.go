@@ -96,6 +96,7 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 		return nil, err
 	}
 	n.start(f)
+	cfg.Views.SetListener(f.memoryChanged)
 	if !cfg.NoPassthrough && !cfg.ReadOnly && canPassthrough(srv, cfg.DataDir) {
 		st.EnablePassthrough()
 	}

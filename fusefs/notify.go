@@ -29,6 +29,8 @@ type event struct {
 	parent  uint64
 	name    string
 	content bool
+	// dir, when set, is the (generated) directory node of the entry.
+	dir *fs.Inode
 }
 
 // Prefill puts data, the whole content of ino, into the kernel's page
@@ -55,6 +57,9 @@ func NewNotifier() *Notifier {
 
 // Entry queues the invalidation of name in directory parent.
 func (n *Notifier) Entry(parent uint64, name string) { n.push(event{parent: parent, name: name}) }
+
+// viewEntry queues the invalidation of name in the generated directory dir.
+func (n *Notifier) viewEntry(dir *fs.Inode, name string) { n.push(event{dir: dir, name: name}) }
 
 // Content queues the invalidation of the cached content of ino.
 func (n *Notifier) Content(ino uint64) { n.push(event{parent: ino, content: true}) }
@@ -130,6 +135,10 @@ func (n *Notifier) run() {
 		n.queue = nil
 		n.mu.Unlock()
 		for _, e := range batch {
+			if e.dir != nil {
+				e.dir.NotifyEntry(e.name)
+				continue
+			}
 			v, ok := n.fsys.live.Load(e.parent)
 			if ok && e.content {
 				v.(*fs.Inode).NotifyContent(0, 0)

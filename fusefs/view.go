@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -40,7 +41,7 @@ func (v *valuesDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 		return nil, syscall.ENOENT
 	}
 	key := v.key + "/" + name
-	return v.child(ctx, key, newViewRoot(v.fsys, fixed(v.filter(name)), key), out), 0
+	return v.childTTL(ctx, key, newViewRoot(v.fsys, fixed(v.filter(name)), key), out, v.fsys.viewTTL()), 0
 }
 
 func (v *valuesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
@@ -68,9 +69,9 @@ func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	}
 	key := "/by-date/" + p
 	if strings.Count(p, "/") == 2 {
-		return d.child(ctx, key, newViewRoot(d.fsys, fixed(views.Filter{Date: p}), key), out), 0
+		return d.childTTL(ctx, key, newViewRoot(d.fsys, fixed(views.Filter{Date: p}), key), out, d.fsys.viewTTL()), 0
 	}
-	return d.child(ctx, key, &dateDir{genDir: genDir{fsys: d.fsys}, prefix: p}, out), 0
+	return d.childTTL(ctx, key, &dateDir{genDir: genDir{fsys: d.fsys}, prefix: p}, out, d.fsys.viewTTL()), 0
 }
 
 func (d *dateDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
@@ -116,11 +117,16 @@ func (v *viewDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		}
 		if dirs[i.Ino] {
 			key := v.key + "/" + name
-			return v.child(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys, mirror: i.Ino}, scope: v.scope, real: i.Ino, key: key, view: v.view}, out), 0
+			return v.childTTL(ctx, key, &viewDir{genDir: genDir{fsys: v.fsys, mirror: i.Ino}, scope: v.scope, real: i.Ino, key: key, view: v.view}, out, v.ttl()), 0
 		}
 	case i.IsReg() && v.fsys.eng.MatchIno(i.Ino, f):
 		ch := v.fsys.newNode(ctx, v.EmbeddedInode(), &i, out)
-		out.SetEntryTimeout(uncached) // the memory may leave the view
+		if d := v.ttl(); d > 0 {
+			out.SetEntryTimeout(d)
+			v.fsys.viewLinks.add(i.Ino, v.EmbeddedInode(), name) // invalidated when it changes
+		} else {
+			out.SetEntryTimeout(uncached) // the memory may leave the view
+		}
 		return ch, 0
 	}
 	return nil, syscall.ENOENT
@@ -158,4 +164,14 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
 	}
 	return fs.NewListDirStream(list), 0
+}
+
+// ttl is how long the kernel may cache this view's entries: as long as the
+// tree's, but for recent/ (whose members change when others are written)
+// and under --allow-other (whose listings differ per reader).
+func (v *viewDir) ttl() time.Duration {
+	if v.view == "/recent" {
+		return uncached
+	}
+	return v.fsys.viewTTL()
 }

@@ -3,6 +3,10 @@ package fusefs
 import (
 	"context"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
 
 	"github.com/mnemofs/mnemofs/views"
 )
@@ -82,4 +86,86 @@ func (f *FS) dirsWith(ctx context.Context, viewKey string, filter views.Filter) 
 		f.rcache.forget(k + "\x00dirs\x00" + viewKey)
 	}
 	return dirs, err
+}
+
+// viewTTL is how long the kernel may cache a view's entries: the tree's
+// ttl, so that walking a view costs what walking the tree does. A memory
+// that leaves a view has its cached view entries dropped at once
+// (viewLinks); a view directory that empties stays listed, empty, for at
+// most ttl. Under --allow-other nothing in a view is cached: a cached
+// entry would answer every reader alike.
+func (f *FS) viewTTL() time.Duration {
+	if f.allowOther {
+		return uncached
+	}
+	return ttl
+}
+
+// viewLinks remembers the view entries the kernel caches for each memory
+// (for ttl), so that a change of the memory drops them: it may have left
+// the views it was in.
+type viewLinks struct {
+	mu sync.Mutex
+	m  map[uint64][]viewLink
+	n  int
+}
+
+type viewLink struct {
+	dir  *fs.Inode
+	name string
+	at   time.Time
+}
+
+// add records that dir/name (a view entry of the memory ino) is cached.
+func (l *viewLinks) add(ino uint64, dir *fs.Inode, name string) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil || l.n > 1<<16 {
+		// Prune what the kernel no longer caches (older than ttl).
+		old := l.m
+		l.m, l.n = map[uint64][]viewLink{}, 0
+		for k, ls := range old {
+			for _, x := range ls {
+				if now.Sub(x.at) < ttl {
+					l.m[k] = append(l.m[k], x)
+					l.n++
+				}
+			}
+		}
+	}
+	for k, x := range l.m[ino] {
+		if x.dir == dir && x.name == name {
+			l.m[ino][k].at = now
+			return
+		}
+	}
+	l.m[ino] = append(l.m[ino], viewLink{dir, name, now})
+	l.n++
+}
+
+// take returns and forgets the cached view entries of ino.
+func (l *viewLinks) take(ino uint64) []viewLink {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ls := l.m[ino]
+	delete(l.m, ino)
+	l.n -= len(ls)
+	return ls
+}
+
+// anyMemory keys the cached view directories in viewLinks: any change of
+// any memory may empty one.
+const anyMemory = 0
+
+// memoryChanged drops the kernel's cached view entries of ino and every
+// cached view directory (the views engine calls it as the store reports
+// the change, before the call that made it returns; the lookups that
+// follow wait for the engine to apply it).
+func (f *FS) memoryChanged(ino uint64) {
+	for _, key := range []uint64{ino, anyMemory} {
+		for _, l := range f.viewLinks.take(key) {
+			f.notify.viewEntry(l.dir, l.name)
+		}
+	}
 }

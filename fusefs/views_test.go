@@ -176,12 +176,43 @@ func TestContext(t *testing.T) {
 	tf := testMount(t)
 	writeMemories(t, tf)
 	c := read(t, tf.path("context/zermatt trip"))
-	if !strings.Contains(c, "## Relevant memories") || !strings.Contains(c, "/episodic/s1/turn2.md") || !strings.Contains(c, "## Working memory") {
+	if !strings.Contains(c, "## Relevant memories") || !strings.Contains(c, "/episodic/s1/turn2.md") || !strings.Contains(c, "/working/plan.md") {
 		t.Fatalf("context:\n%s", c)
+	}
+	// The working note matches the query: it is under Relevant memories,
+	// and no empty Working memory heading follows.
+	if strings.HasSuffix(strings.TrimSpace(c), "## Working memory (newest first)") {
+		t.Fatalf("an empty Working memory heading:\n%s", c)
+	}
+	w := read(t, tf.path("context/alps hiking"))
+	if !strings.Contains(w, "## Working memory (newest first)\n\n### /working/plan.md") {
+		t.Fatalf("a working note that does not match is not under Working memory:\n%s", w)
 	}
 	small := read(t, tf.path("context/zermatt budget:40"))
 	if len(small) > 40*4+64 {
 		t.Fatalf("budget:40 gave %d bytes", len(small))
 	}
 	wantErrno(t, os.WriteFile(tf.path("context/x"), []byte("y"), 0o644), syscall.EROFS)
+}
+
+// TestCachedViewEntriesFollowChanges: view entries are cached like the
+// tree's, and a memory that leaves a view leaves it at once: its cached
+// entry and the emptied view directories are dropped before the write
+// returns.
+func TestCachedViewEntriesFollowChanges(t *testing.T) {
+	tf := testMount(t)
+	p := tf.path("semantic/tagged.md")
+	must(t, os.WriteFile(p, []byte("---\ntags: [fleeting]\n---\ntext\n"), 0o644))
+	for i := 0; i < 200; i++ {
+		v := tf.path("by-tag/fleeting/semantic/tagged.md")
+		if _, err := os.Lstat(v); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		must(t, os.WriteFile(p, []byte("---\ntags: [other]\n---\ntext\n"), 0o644))
+		_, err := os.Lstat(v)
+		wantErrno(t, err, syscall.ENOENT)
+		_, err = os.Lstat(tf.path("by-tag/fleeting"))
+		wantErrno(t, err, syscall.ENOENT)
+		must(t, os.WriteFile(p, []byte("---\ntags: [fleeting]\n---\ntext\n"), 0o644))
+	}
 }

@@ -68,6 +68,8 @@ type Engine struct {
 	dirMoved bool
 	// movedDirs are the directories moved in that batch (rescanTree).
 	movedDirs []uint64
+	// listener hears of every change applied (SetListener).
+	listener atomic.Pointer[func(ino uint64)]
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
 	// qc caches search results by generation (qcache.go); nil: off.
@@ -168,6 +170,13 @@ const settle = 20 * time.Millisecond
 
 // Handle receives the store's change events.
 func (e *Engine) Handle(ch []store.Change) {
+	if l := e.listener.Load(); l != nil {
+		for _, c := range ch {
+			if c.Ino != 0 {
+				(*l)(c.Ino)
+			}
+		}
+	}
 	if slices.ContainsFunc(ch, func(c store.Change) bool { return c.Kind == store.Reindexed }) {
 		e.Rebuild() // which files are memories changed: everything again
 		ch = slices.DeleteFunc(slices.Clone(ch), func(c store.Change) bool { return c.Kind == store.Reindexed })
@@ -251,6 +260,12 @@ func (e *Engine) run() {
 		e.progress(uint64(len(batch)))
 	}
 }
+
+// SetListener has fn called with each memory that changed (its views may
+// change), as the store reports it: before the call that changed it
+// returns, with no lock held. A lookup that follows waits for the change
+// to be applied (Ready).
+func (e *Engine) SetListener(fn func(ino uint64)) { e.listener.Store(&fn) }
 
 // Rebuild drops the catalog and the search index and builds them again
 // from the store (fsck --repair on a mounted store); reads wait for it.
