@@ -214,8 +214,14 @@ var readyHTTP = regexp.MustCompile(`MCP server on (http://\S+/) for`)
 // and waits for the line that gives its address.
 func startHTTPMCP(t *testing.T, data, tokenFile string, extra ...string) *httpMCP {
 	t.Helper()
+	return startHTTPMCPAt(t, data, tokenFile, "127.0.0.1:0", extra...)
+}
+
+// startHTTPMCPAt is startHTTPMCP on addr.
+func startHTTPMCPAt(t *testing.T, data, tokenFile, addr string, extra ...string) *httpMCP {
+	t.Helper()
 	h := &httpMCP{}
-	args := append([]string{"mcp", "--data", data, "--http", "127.0.0.1:0", "--token-file", tokenFile}, extra...)
+	args := append([]string{"mcp", "--data", data, "--http", addr, "--token-file", tokenFile}, extra...)
 	h.cmd = exec.Command(mnemofsBin, args...)
 	pipe, err := h.cmd.StderrPipe()
 	check(t, err)
