@@ -94,8 +94,21 @@ func (f *FS) newNode(ctx context.Context, parent *fs.Inode, i *store.Inode, out 
 		ops = &leafNode{node: node{fsys: f, ino: i.Ino}}
 	}
 	child := parent.NewInode(ctx, ops, fs.StableAttr{Mode: i.Mode & syscall.S_IFMT, Ino: i.Ino})
-	f.live.Store(i.Ino, child)
+	f.track(i.Ino, child)
 	return child
+}
+
+// track records n as the kernel's inode for ino, unless a live one is
+// recorded. A lookup of a node the kernel already knows (READDIRPLUS after
+// a create, a second path to it) builds a new Inode that go-fuse then drops
+// for the one it registered; recording that one would send every later
+// notification for ino nowhere, and the kernel would keep stale pages and
+// names. A dropped Inode is Forgotten, so the next lookup replaces it; a
+// handler the kernel calls records its own node (node.seen).
+func (f *FS) track(ino uint64, n *fs.Inode) {
+	if v, loaded := f.live.LoadOrStore(ino, n); loaded && v.(*fs.Inode) != n && v.(*fs.Inode).Forgotten() {
+		f.live.CompareAndSwap(ino, v, n)
+	}
 }
 
 // owner is the caller of a request.
