@@ -19,6 +19,7 @@ targets=(
 	"./policy FuzzPolicy"
 	"./policy FuzzOperator"
 	"./fusefs FuzzViewNames"
+	"./mcp FuzzParsePath"
 )
 cache=$(go env GOCACHE)/fuzz/github.com/mnemofs/mnemofs
 for t in "${targets[@]}"; do
