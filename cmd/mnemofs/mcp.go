@@ -104,12 +104,14 @@ func readTokenFile(path string) (string, error) {
 	case st != nil && me != 0 && st.Uid != me:
 		return "", fail("the token file %s belongs to uid %d, not to you (uid %d): use a token file of your own", path, st.Uid, me)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	b, err := io.ReadAll(io.LimitReader(f, 4097))
 	if err != nil {
 		return "", fail("cannot read the token file: %v", err)
 	}
 	tok := string(bytes.TrimSpace(b))
 	switch {
+	case len(b) > 4096:
+		return "", fail("the token file %s is over 4096 bytes: it should hold one token (16 to 4096 printable characters)", path)
 	case len(tok) < 16:
 		return "", fail("the token in %s is too short (%d bytes): use at least 16 random characters ('head -c 32 /dev/urandom | base64 > %s')", path, len(tok), path)
 	case strings.IndexFunc(tok, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0:
