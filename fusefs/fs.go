@@ -98,17 +98,16 @@ func (f *FS) newNode(ctx context.Context, parent *fs.Inode, i *store.Inode, out 
 	return child
 }
 
-// track records n as the kernel's inode for ino, unless a live one is
-// recorded. A lookup of a node the kernel already knows (READDIRPLUS after
-// a create, a second path to it) builds a new Inode that go-fuse then drops
-// for the one it registered; recording that one would send every later
+// track records n as the kernel's inode for ino, unless one is recorded.
+// A lookup of a node the kernel already knows (READDIRPLUS after a create,
+// a second path to it) builds a new Inode that go-fuse then drops for the
+// one it registered; recording that one would send every later
 // notification for ino nowhere, and the kernel would keep stale pages and
-// names. A dropped Inode is Forgotten, so the next lookup replaces it; a
-// handler the kernel calls records its own node (node.seen).
+// names. The recorded node leaves when the kernel forgets it (OnForget),
+// and a handler the kernel calls records its own node (node.seen), which
+// also mends the one race left: two first lookups at once.
 func (f *FS) track(ino uint64, n *fs.Inode) {
-	if v, loaded := f.live.LoadOrStore(ino, n); loaded && v.(*fs.Inode) != n && v.(*fs.Inode).Forgotten() {
-		f.live.CompareAndSwap(ino, v, n)
-	}
+	f.live.LoadOrStore(ino, n)
 }
 
 // owner is the caller of a request.
