@@ -100,6 +100,8 @@ func testMCPMemoryErrors(t *testing.T, p *mcpProc) {
 		p.memFails(c.want, c.args...)
 	}
 	// Arguments that are not UTF-8, or not an object.
+	p.fails("memory", json.RawMessage("{\"command\":\"create\",\"path\":\"/memories/s.md\",\"file_text\":\"a\xffb\"}"), "the arguments are not valid UTF-8")
+	p.fails("memory", json.RawMessage(`["view"]`), "the arguments must be a JSON object, got an array")
 	p.fails("memory", json.RawMessage(`{"command":"create","path":"/memories/s.md","file_text":"\ud800 alone"}`), "`file_text` is not valid UTF-8 text", "unpaired surrogate")
 	p.fails("search", fields("query", ""), "`query` is empty")
 	p.fails("search", fields("query", "x", "k", 0), "`k` must be at least 1, got 0")

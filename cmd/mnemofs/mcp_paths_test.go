@@ -18,6 +18,7 @@ func TestMCPRefusesPaths(t *testing.T) {
 	check(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("outside the store\n"), 0o644))
 	m := startMount(t, data, mnt)
 	check(t, os.WriteFile(filepath.Join(mnt, "semantic/ok.md"), []byte("inside\n"), 0o644))
+	check(t, os.WriteFile(filepath.Join(mnt, "semantic/blob.bin"), []byte{0xff, 0xfe, 'x', 0, 1, '\n'}, 0o644))
 	check(t, os.Symlink(outside, filepath.Join(mnt, "semantic/out")))
 	check(t, os.Symlink("../working", filepath.Join(mnt, "semantic/up")))
 	check(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(mnt, "semantic/secret.txt")))
@@ -69,6 +70,10 @@ func TestMCPRefusesPaths(t *testing.T) {
 	if got := p.memOK("command", "view", "path", "/memories/semantic"); !strings.Contains(got, "/memories/semantic/out -> "+outside) {
 		t.Errorf("a symlink in a listing: %q", got)
 	}
+	// Binary content is reported, never shown or edited.
+	p.memFails([]string{"/memories/semantic/blob.bin is not UTF-8 text (6 bytes of binary data)"}, "command", "view", "path", "/memories/semantic/blob.bin")
+	p.memFails([]string{"is not UTF-8 text"}, "command", "str_replace", "path", "/memories/semantic/blob.bin", "old_str", "x", "new_str", "y")
+	p.memFails([]string{"is not UTF-8 text"}, "command", "insert", "path", "/memories/semantic/blob.bin", "insert_line", 0, "insert_text", "y")
 	sameState(t, "refused paths", before, mcpState(p, "/memories/semantic/ok.md"))
 	ents, _ := os.ReadDir(outside)
 	if len(ents) != 1 {
@@ -76,6 +81,9 @@ func TestMCPRefusesPaths(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(b) != "outside the store\n" {
 		t.Errorf("the file a symlink points to was changed: %q", b)
+	}
+	if got := p.memOK("command", "view", "path", "/memories/semantic"); !strings.Contains(got, "6B\t/memories/semantic/blob.bin") {
+		t.Errorf("the binary file in a listing: %q", got)
 	}
 	// Deleting or renaming a symlink acts on the link, never on its target.
 	p.memOK("command", "rename", "old_path", "/memories/semantic/out", "new_path", "/memories/working/out")
