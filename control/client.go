@@ -20,10 +20,15 @@ func Call(dataDir, socket string, req Request, p Progress, result any) error {
 	if err != nil {
 		return fmt.Errorf("cannot reach the running mount: %w", err)
 	}
+	// One connection a call, closed after it: a failure to dial then
+	// means the request never reached the mount (an MCP server relies on
+	// that to know a call was not run), and a long-lived caller leaves no
+	// idle connections behind.
 	c := &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return dialPeer(ctx, socket, owner)
 		},
+		DisableKeepAlives: true,
 	}}
 	body, _ := json.Marshal(req)
 	resp, err := c.Post("http://mnemofs/op", "application/json", bytes.NewReader(body))

@@ -3,6 +3,11 @@
 // serves HTTP on a Unix socket named in the store's lock file; commands
 // that find the store locked send their request there instead of opening it.
 //
+// An MCP server (package mcp) reaches a mounted store the same way: op
+// "mcp" runs one tool call inside the mount process with the same tools,
+// for the mount's user only; "mcp-hello" says whom the mount is for. A
+// `mnemofs mcp` holding the store itself serves this socket too.
+//
 // The lock file (<data>/mnemofs.lock) is flock'ed by whichever process has
 // the store open and says who that is (pid, mountpoint, socket).
 //

@@ -1,9 +1,12 @@
 package control
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/mnemofs/mnemofs/mcp"
 	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
@@ -11,7 +14,7 @@ import (
 
 // Request is one store-level command.
 type Request struct {
-	Op     string `json:"op"` // stats, fsck, import, export, unmount
+	Op     string `json:"op"` // stats, fsck, import, export, unmount, mcp, mcp-hello
 	Src    string `json:"src,omitempty"`
 	To     string `json:"to,omitempty"`
 	Dest   string `json:"dest,omitempty"`
@@ -24,6 +27,18 @@ type Request struct {
 	K      int    `json:"k,omitempty"`
 	// Data is the new policy of "policy-set".
 	Data []byte `json:"data,omitempty"`
+	// Tool and Args are the tool call of "mcp" (mcp.Call), made for User
+	// (which must be the mount's), refused when ReadOnly changes anything.
+	Tool     string `json:"tool,omitempty"`
+	Args     []byte `json:"args,omitempty"`
+	ReadOnly bool   `json:"read_only,omitempty"`
+}
+
+// MCPHello is what "mcp-hello" answers: whom the mount is for, so that an
+// MCP server can refuse to start through a mount of another user.
+type MCPHello struct {
+	User     string `json:"user"`
+	ReadOnly bool   `json:"read_only"`
 }
 
 // Progress reports work done out of total (total 0: unknown).
@@ -71,6 +86,10 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 			b = policy.Marshal(policy.Default())
 		}
 		return string(b), err
+	case "mcp-hello":
+		return MCPHello{User: st.User(), ReadOnly: st.ReadOnly()}, nil
+	case "mcp":
+		return runMCP(st, eng, req)
 	case "policy-set":
 		// Only the operator reaches this: the control socket serves its
 		// owner and root alone, and a CLI without a mount is the data
@@ -78,6 +97,25 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		return nil, st.SetPolicy(req.Data)
 	}
 	return nil, fmt.Errorf("unknown operation %q", req.Op)
+}
+
+// runMCP runs a tool call of an MCP server in the process holding the
+// store, with the same Tools an MCP server holding the store itself runs.
+// Isolation is the store's, so the call must be for the store's user.
+func runMCP(st *store.Store, eng *views.Engine, req Request) (mcp.Result, error) {
+	if req.User != st.User() {
+		return mcp.Result{}, fmt.Errorf("this store is open for %s, not for %s: the MCP server's --user must be the mount's", userName(st.User()), userName(req.User))
+	}
+	t := mcp.New(st, eng, mcp.Options{ReadOnly: req.ReadOnly, Owner: store.Owner{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}})
+	return t.Do(context.Background(), mcp.Call{Tool: req.Tool, Args: req.Args})
+}
+
+// userName names the user a store is open for.
+func userName(u string) string {
+	if u == "" {
+		return "every user (no --user)"
+	}
+	return "user " + u
 }
 
 // search runs a query the way search/<query>/ does.

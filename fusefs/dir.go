@@ -14,6 +14,7 @@ type dirNode struct{ node }
 
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	defer observe(latLookup, time.Now())
+	d.seen()
 	i, err := d.fsys.st.Lookup(d.ino, name)
 	if err != nil {
 		return nil, errno(err)
@@ -23,6 +24,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 
 func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	defer observe(latReaddir, time.Now())
+	d.seen()
 	ents, err := d.fsys.st.ReadDir(d.ino)
 	if err != nil {
 		return nil, errno(err)

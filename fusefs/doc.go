@@ -29,8 +29,11 @@
 // Missing names are never cached (a view gains names without the kernel
 // creating them). Every change to a real node made through the kernel keeps
 // the kernel's caches right by itself; changes the store makes on its own
-// (imports, trash moves) reach the kernel through a notification queue
-// (notify.go), never called with a lock held.
+// (imports, trash moves) and changes callers make through the store API
+// (the MCP server, store.NotifyEntry/NotifyContent) reach the kernel
+// through a notification queue (notify.go), never called with a lock held;
+// Notifier.Drain waits for it. Notifications go to the node go-fuse
+// registered for an inode (FS.track, node.seen), never to one it dropped.
 //
 // Bounded requests: a generated directory answers a lookup with a map
 // lookup in the views' facets (HasValue, HasDate), never by listing its

@@ -52,6 +52,7 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 }
 
 func (f *fileNode) open(flags uint32, kind store.PTKind) (fs.FileHandle, uint32, syscall.Errno) {
+	f.seen()
 	acc := flags & syscall.O_ACCMODE
 	if err := f.fsys.st.Open(f.ino, acc != syscall.O_WRONLY); err != nil {
 		return nil, 0, errno(err)

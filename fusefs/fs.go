@@ -97,8 +97,20 @@ func (f *FS) newNode(ctx context.Context, parent *fs.Inode, i *store.Inode, out 
 		ops = &leafNode{node: node{fsys: f, ino: i.Ino}}
 	}
 	child := parent.NewInode(ctx, ops, fs.StableAttr{Mode: i.Mode & syscall.S_IFMT, Ino: i.Ino})
-	f.live.Store(i.Ino, child)
+	f.track(i.Ino, child)
 	return child
+}
+
+// track records n as the kernel's inode for ino, unless one is recorded.
+// A lookup of a node the kernel already knows (READDIRPLUS after a create,
+// a second path to it) builds a new Inode that go-fuse then drops for the
+// one it registered; recording that one would send every later
+// notification for ino nowhere, and the kernel would keep stale pages and
+// names. The recorded node leaves when the kernel forgets it (OnForget),
+// and a handler the kernel calls records its own node (node.seen), which
+// also mends the one race left: two first lookups at once.
+func (f *FS) track(ino uint64, n *fs.Inode) {
+	f.live.LoadOrStore(ino, n)
 }
 
 // owner is the caller of a request.

@@ -28,9 +28,8 @@ func TestGitInTheTree(t *testing.T) {
 	must(t, os.MkdirAll(repo, 0o755))
 	git := func(args ...string) {
 		t.Helper()
-		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
+		c := inDir(repo, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
 			"-c", "init.defaultBranch=main"}, args...)...)
-		c.Dir = repo
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}

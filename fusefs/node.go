@@ -138,6 +138,15 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return 0
 }
 
+// seen records n's Inode as the kernel's for its inode number: the kernel
+// calls only the nodes go-fuse registered (FS.track).
+func (n *node) seen() {
+	self := n.EmbeddedInode()
+	if v, ok := n.fsys.live.Load(n.ino); !ok || v.(*fs.Inode) != self {
+		n.fsys.live.Store(n.ino, self)
+	}
+}
+
 func (n *node) OnForget() {
 	n.fsys.live.CompareAndDelete(n.ino, n.EmbeddedInode())
 }

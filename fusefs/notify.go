@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"sync"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 )
@@ -31,7 +32,13 @@ type event struct {
 	content bool
 	// dir, when set, is the (generated) directory node of the entry.
 	dir *fs.Inode
+	// barrier, when set, is closed once every event before it was sent
+	// (Drain).
+	barrier chan struct{}
 }
+
+// drainWait bounds how long Drain waits for the queue.
+const drainWait = 5 * time.Second
 
 // Prefill puts data, the whole content of ino, into the kernel's page
 // cache at once (the store calls it with no handle of ino open).
@@ -64,18 +71,38 @@ func (n *Notifier) viewEntry(dir *fs.Inode, name string) { n.push(event{dir: dir
 // Content queues the invalidation of the cached content of ino.
 func (n *Notifier) Content(ino uint64) { n.push(event{parent: ino, content: true}) }
 
-func (n *Notifier) push(e event) {
+// Drain waits until the invalidations queued before the call have been
+// sent to the kernel, at most drainWait (store.Drainer). It must not be
+// called from a FUSE handler: the kernel may wait for that handler before
+// it takes an invalidation.
+func (n *Notifier) Drain() {
+	b := make(chan struct{})
+	if !n.push(event{barrier: b}) {
+		return // nothing is sent: nothing to wait for
+	}
+	select {
+	case <-b:
+	case <-n.done: // stopped
+	case <-time.After(drainWait):
+	}
+}
+
+// push queues e, reporting whether it was.
+func (n *Notifier) push(e event) bool {
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	if !n.closed && n.fsys != nil && len(n.queue) < 1<<16 {
 		n.queue = append(n.queue, e)
 		if e.content {
 			n.pending[e.parent]++
 		}
 		n.cond.Signal()
-	} else if !n.closed && n.fsys != nil && e.content {
+		return true
+	}
+	if !n.closed && n.fsys != nil && e.content {
 		n.dropped[e.parent] = true
 	}
-	n.mu.Unlock()
+	return false
 }
 
 // ContentPending reports whether an invalidation of the content of ino
@@ -135,6 +162,10 @@ func (n *Notifier) run() {
 		n.queue = nil
 		n.mu.Unlock()
 		for _, e := range batch {
+			if e.barrier != nil {
+				close(e.barrier)
+				continue
+			}
 			if e.dir != nil {
 				e.dir.NotifyEntry(e.name)
 				continue

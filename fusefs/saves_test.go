@@ -96,10 +96,17 @@ func tmux(t *testing.T, cmd string, keys ...string) {
 	}
 }
 
+// inDir is a command that runs name in dir. The chdir happens in a shell
+// after exec, never in the test process's own fork: with the mount served
+// by this process and one P, a vfork child blocked in chdir on the mount
+// would stop the very process that must answer it.
+func inDir(dir, name string, args ...string) *exec.Cmd {
+	return exec.Command("sh", append([]string{"-c", `cd "$0" && exec "$@"`, dir, name}, args...)...)
+}
+
 func run(t *testing.T, dir string, name string, args ...string) {
 	t.Helper()
-	c := exec.Command(name, args...)
-	c.Dir = dir
+	c := inDir(dir, name, args...)
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}

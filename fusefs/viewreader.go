@@ -162,10 +162,22 @@ const anyMemory = 0
 // cached view directory (the views engine calls it as the store reports
 // the change, before the call that made it returns; the lookups that
 // follow wait for the engine to apply it).
+//
+// It waits until the kernel has dropped them, so that a stat after the
+// write returns never sees a memory in a view it left. That is safe here:
+// the change was made with no store lock held, and what the kernel locks
+// to drop a view entry is the generated directory, which no request that
+// waits for this one can hold (a lookup there waits at most for the views
+// engine, which waits for nothing this request holds).
 func (f *FS) memoryChanged(ino uint64) {
+	sent := false
 	for _, key := range []uint64{ino, anyMemory} {
 		for _, l := range f.viewLinks.take(key) {
 			f.notify.viewEntry(l.dir, l.name)
+			sent = true
 		}
+	}
+	if sent {
+		f.notify.Drain()
 	}
 }

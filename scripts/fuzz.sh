@@ -19,6 +19,7 @@ targets=(
 	"./policy FuzzPolicy"
 	"./policy FuzzOperator"
 	"./fusefs FuzzViewNames"
+	"./mcp FuzzParsePath"
 )
 cache=$(go env GOCACHE)/fuzz/github.com/mnemofs/mnemofs
 for t in "${targets[@]}"; do
@@ -26,7 +27,14 @@ for t in "${targets[@]}"; do
 	pkg=$1 name=$2
 	echo "fuzz: $name in $pkg for $FUZZTIME" >&2
 	start=$SECONDS
-	go test -run XXX -fuzz "^$name\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 5s -parallel 1 "$pkg" 2>&1 | tail -3
+	log=$(mktemp)
+	if ! go test -run XXX -fuzz "^$name\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 5s -parallel 1 "$pkg" >"$log" 2>&1; then
+		grep -v '^fuzz: elapsed' "$log" | tail -40 >&2
+		rm -f "$log"
+		exit 1
+	fi
+	tail -3 "$log"
+	rm -f "$log"
 	src=$cache/${pkg#./}/$name
 	if [ -d "$src" ]; then
 		mkdir -p "$pkg/testdata/fuzz/$name"

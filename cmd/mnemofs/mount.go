@@ -225,6 +225,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		if holder != nil && holder.Mountpoint != "" {
 			return fail("the store in %s is already mounted at %s (pid %d): unmount it first with 'mnemofs unmount %s'", data, holder.Mountpoint, holder.Pid, holder.Mountpoint)
 		}
+		if holder != nil && holder.Command == "mcp" {
+			return fail("the store in %s is held by 'mnemofs mcp' (pid %d), which opened it without a mount: stop it first, then mount, and start mcp again (with a mount running, mcp goes through it)", data, holder.Pid)
+		}
 		if holder != nil {
 			return fail("the store in %s is busy: pid %d is running 'mnemofs %s'", data, holder.Pid, holder.Command)
 		}

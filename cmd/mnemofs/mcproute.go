@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/mcp"
+	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/views"
+)
+
+// mcpRoute is where an MCP server's calls go (an mcp.Backend): the store
+// this process opened itself, when nothing else held it; or the process
+// holding it (a mount, or another 'mnemofs mcp'), through its control
+// socket, so that the store keeps one writer. When that process goes away,
+// the route is found again at the next call: the store is taken here, or
+// the socket of whoever holds it now is used.
+type mcpRoute struct {
+	data, user string
+	ro         bool
+	logger     *log.Logger
+
+	// mu guards the route; it is held while a new route is found.
+	mu     sync.Mutex
+	local  *openMCPStore // this process holds the store, or
+	socket string        // the holder's control socket
+	holder string        // who the holder is, for messages
+}
+
+// openMCPStore is the store as an MCP server holds it without a mount:
+// locked, indexed, reachable by the CLI over its own control socket, kept
+// by the lifecycle schedule as a mount keeps it.
+type openMCPStore struct {
+	lock      *control.Lock
+	kv        backend.KV
+	st        *store.Store
+	eng       *views.Engine
+	ctl       *control.Server
+	stopMaint func()
+	tools     *mcp.Tools
+}
+
+// connect finds the route: takes the store, or checks the holder serves
+// this server's user. A holder whose socket does not answer is going away:
+// it is waited for until deadline.
+func (r *mcpRoute) connect(deadline time.Time) error {
+	for {
+		lock, h, err := control.Acquire(r.data, control.Holder{Pid: os.Getpid(), Command: "mcp"})
+		if err == nil {
+			return r.open(lock)
+		}
+		if !errors.Is(err, control.ErrBusy) {
+			return fmt.Errorf("locking the store in %s: %w", r.data, err)
+		}
+		if h == nil || h.Socket == "" {
+			if h != nil && time.Now().Before(deadline) && h.Command == "mount" {
+				time.Sleep(100 * time.Millisecond) // a mount starting or stopping
+				continue
+			}
+			who := "another process"
+			if h != nil {
+				who = fmt.Sprintf("pid %d ('mnemofs %s')", h.Pid, h.Command)
+			}
+			return fail("the store in %s is busy: %s holds it and cannot be reached; try again when it has finished", r.data, who)
+		}
+		var hello control.MCPHello
+		err = control.Call(r.data, h.Socket, control.Request{Op: "mcp-hello"}, nil, &hello)
+		if notReached(err) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		who := fmt.Sprintf("'mnemofs %s' (pid %d)", h.Command, h.Pid)
+		if h.Mountpoint != "" {
+			who = fmt.Sprintf("the mount at %s (pid %d)", h.Mountpoint, h.Pid)
+		}
+		if err != nil {
+			return fail("the store in %s is held by %s, which does not answer: %v", r.data, who, err)
+		}
+		if hello.User != r.user {
+			return fail("the store in %s is held by %s for %s, and 'mnemofs mcp' %s cannot go through it (isolation is per opened store): run 'mnemofs mcp%s', or stop it and start mcp on its own",
+				r.data, who, forUser(hello.User), flagUser(r.user), flagUser(hello.User))
+		}
+		r.socket, r.holder = h.Socket, who
+		if hello.ReadOnly {
+			r.holder += ", read-only"
+		}
+		return nil
+	}
+}
+
+// notReached reports whether a control call failed before it reached the
+// holder (the socket could not be dialled): it was not run.
+func notReached(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func forUser(u string) string {
+	if u == "" {
+		return "every user (no --user)"
+	}
+	return "user " + u
+}
+
+func flagUser(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " --user " + u
+}
+
+// open opens the store under lock and serves the control socket from here.
+func (r *mcpRoute) open(lock *control.Lock) error {
+	eng := views.NewEngine(r.logger)
+	kv, st, err := openStore(r.data, r.user, nil, eng.Handle, 0, r.ro)
+	if err != nil {
+		lock.Release()
+		return err
+	}
+	eng.Start(st)
+	o := &openMCPStore{lock: lock, kv: kv, st: st, eng: eng, stopMaint: func() {},
+		tools: mcp.New(st, eng, mcp.Options{ReadOnly: r.ro, Owner: store.Owner{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}, Logger: r.logger})}
+	notMount := func() error { return errors.New("this is 'mnemofs mcp', not a mount: stop it with Ctrl-C or SIGTERM") }
+	o.ctl, err = control.Serve(r.data, st, eng, notMount, r.logger)
+	if err != nil {
+		r.logger.Printf("warning: no control socket (%v): other commands cannot reach this store while mcp runs", err)
+	} else {
+		lock.Update(control.Holder{Pid: os.Getpid(), Command: "mcp", Socket: o.ctl.Path()})
+	}
+	if !r.ro {
+		o.stopMaint = startMaintenance(st, r.logger)
+	}
+	r.local, r.socket, r.holder = o, "", ""
+	return nil
+}
+
+// describe says what the server serves, for its ready line.
+func (r *mcpRoute) describe() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.data
+	if r.local != nil {
+		s += " (holding the store itself)"
+	} else {
+		s += " (through " + r.holder + ")"
+	}
+	if r.user != "" {
+		s += ", for user " + r.user
+	}
+	if r.ro {
+		s += ", read-only"
+	}
+	return s
+}
+
+// Do runs a call where the store is.
+func (r *mcpRoute) Do(ctx context.Context, c mcp.Call) (mcp.Result, error) {
+	for try := 0; ; try++ {
+		r.mu.Lock()
+		local, socket, holder := r.local, r.socket, r.holder
+		r.mu.Unlock()
+		if local != nil {
+			return local.tools.Do(ctx, c)
+		}
+		var res mcp.Result
+		err := control.Call(r.data, socket, control.Request{Op: "mcp", User: r.user, ReadOnly: r.ro, Tool: c.Tool, Args: c.Args}, nil, &res)
+		var remote *control.RemoteError
+		switch {
+		case err == nil:
+			return res, nil
+		case errors.As(err, &remote):
+			return mcp.Result{Text: "Error: " + remote.Msg, IsError: true}, nil
+		case !notReached(err):
+			return mcp.Result{}, fmt.Errorf("the call reached %s, which failed before answering (%v): it may or may not have been applied; check with view before repeating it", holder, err)
+		case try > 0:
+			return mcp.Result{}, fmt.Errorf("%s went away and the store could not be reached again: nothing was changed", holder)
+		}
+		// The holder went away before the call reached it: find the store
+		// again (take it, or go through whoever holds it now).
+		r.mu.Lock()
+		if r.local == nil && r.socket == socket {
+			r.socket = ""
+			if err := r.connect(time.Now().Add(10 * time.Second)); err != nil {
+				r.mu.Unlock()
+				return mcp.Result{}, fmt.Errorf("%s went away, and the store could not be reached again (%v): nothing was changed", holder, err)
+			}
+			r.logger.Printf("MCP: %s went away; the calls now go to %s", holder, r.describeLocked())
+		}
+		r.mu.Unlock()
+	}
+}
+
+func (r *mcpRoute) describeLocked() string {
+	if r.local != nil {
+		return "the store, held by this process"
+	}
+	return r.holder
+}
+
+// Close closes the store if this process holds it.
+func (r *mcpRoute) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o := r.local
+	if o == nil {
+		return nil
+	}
+	r.local = nil
+	o.stopMaint()
+	if o.ctl != nil {
+		o.ctl.Close()
+	}
+	o.eng.Stop()
+	err := errors.Join(o.st.Close(), o.kv.Close())
+	o.lock.Release()
+	if err != nil {
+		return fmt.Errorf("closing the store: %w", err)
+	}
+	return nil
+}

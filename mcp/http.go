@@ -1,0 +1,48 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"log"
+	"net/http"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxBody bounds an HTTP request: a file_text of MaxText bytes, JSON
+// escaped at worst six bytes a byte, and the envelope.
+const maxBody = 6*MaxText + 64<<10
+
+// HTTPHandler serves srv over the streamable HTTP transport to requests
+// that carry "Authorization: Bearer <token>"; any other request gets 401
+// and one log line naming the peer and the reason, never a token.
+func HTTPHandler(srv *sdk.Server, token string, logger *log.Logger) http.Handler {
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
+		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody})
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reason := ""
+		scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		switch {
+		case r.Header.Get("Authorization") == "":
+			reason = "no Authorization header"
+		case !ok || !strings.EqualFold(scheme, "Bearer"):
+			reason = "the Authorization header is not a bearer token"
+		default:
+			// Compared as hashes, in constant time: neither the token
+			// nor its length leaks through timing.
+			g := sha256.Sum256([]byte(strings.TrimSpace(got)))
+			if subtle.ConstantTimeCompare(g[:], want[:]) != 1 {
+				reason = "wrong bearer token"
+			}
+		}
+		if reason != "" {
+			logger.Printf("mcp: refused an HTTP request from %s: %s", r.RemoteAddr, reason)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemofs"`)
+			http.Error(w, "unauthorized: this server needs Authorization: Bearer <token> (the token in the server's --token-file)", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
