@@ -10,8 +10,13 @@ import (
 type Options struct {
 	// K is how many files to return.
 	K int
-	// Filter, if set, keeps only files for which it returns true.
+	// Filter, if set, keeps only files for which it returns true. It is
+	// asked once per file and query.
 	Filter func(ino uint64) bool
+	// Line, if set, keeps only the documents of a log (Part > 0) for which
+	// it returns true, among those of files Filter keeps: a line's own
+	// metadata (its users, its date) decides.
+	Line func(ino uint64, part uint32) bool
 	// Neighbours is the weight of a document's nearest neighbours in its
 	// context window (0: off; see window.go). Short documents that
 	// continue each other (chat turns, log lines) often hold the answer
@@ -20,15 +25,16 @@ type Options struct {
 	Neighbours float64
 }
 
-// Hit is one ranked file.
+// Hit is one ranked document: a file (Part 0) or one line of a log.
 type Hit struct {
 	Ino   uint64
-	Part  uint32  // the best-matching document of the file
+	Part  uint32  // the line of a log (from 1), 0 for a whole file
 	Score float64 // fused score
 	Base  float64 // the document's own BM25 score
 }
 
-// Search ranks files for the query terms (from Tokens).
+// Search ranks documents for the query terms (from Tokens): files, and
+// each line of a log on its own, so a log can give many hits.
 func (x *Index) Search(terms []string, o Options) []Hit {
 	if o.K <= 0 || len(terms) == 0 {
 		return nil
@@ -146,8 +152,8 @@ func (x *Index) queryTerms(terms []string) ([]*postings, []float64) {
 	return lists, idfs
 }
 
-// pick returns the best K files among the touched documents, looking at
-// no more than the limit best documents; ok is false when that was too few.
+// pick returns the best K documents among the touched ones, looking at
+// no more than the limit best; ok is false when that was too few.
 func (x *Index) pick(acc *scratch, o Options, limit int) ([]Hit, bool) {
 	best := make(minHeap, 0, min(limit, len(acc.touched)))
 	for _, id := range acc.touched {
@@ -169,17 +175,18 @@ func (x *Index) pick(acc *scratch, o Options, limit int) ([]Hit, bool) {
 	for i := len(ranked) - 1; i >= 0; i-- {
 		ranked[i] = heap.Pop(&best).(Hit)
 	}
-	done := map[uint64]bool{}
+	keep := map[uint64]bool{} // Filter's answer per file
 	var out []Hit
 	for _, h := range ranked {
 		if len(out) == o.K {
 			return out, true
 		}
-		if done[h.Ino] {
-			continue // a lower-scoring part of a file already decided
+		ok, asked := keep[h.Ino]
+		if !asked {
+			ok = o.Filter == nil || o.Filter(h.Ino)
+			keep[h.Ino] = ok
 		}
-		done[h.Ino] = true
-		if o.Filter == nil || o.Filter(h.Ino) {
+		if ok && (h.Part == 0 || o.Line == nil || o.Line(h.Ino, h.Part)) {
 			out = append(out, h)
 		}
 	}

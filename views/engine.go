@@ -31,6 +31,9 @@ type Entry struct {
 	// indexedSize: the bytes of the log indexed so far.
 	nextLine    uint32
 	indexedSize uint64
+	// log: for a log, its lines' metadata (lines.go); Users and Tags then
+	// also hold the union of its lines'.
+	log *logLines
 	// parent and name: where the memory sits (its first link), to decide
 	// again whether it is hidden when a directory moves (facets.go).
 	parent uint64

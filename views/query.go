@@ -87,7 +87,7 @@ func ParseQuery(name string) (Query, error) {
 	return q, nil
 }
 
-// Result is one ranked memory.
+// Result is one ranked memory: a file, or one line of a log (Line > 0).
 type Result struct {
 	Rank  int     `json:"rank"`
 	Score float64 `json:"score"`
@@ -142,7 +142,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 		return e.MatchIno(ino, f)
 	}
 	if e.hybridOn(q) {
-		if fused, ok := e.hybrid(q, filter); ok {
+		if fused, ok := e.hybrid(q, filter, e.lineFilter(f)); ok {
 			if stopped.Load() {
 				return nil, ctx.Err()
 			}
@@ -161,7 +161,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 			return out, nil
 		}
 	}
-	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter})
+	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter, Line: e.lineFilter(f)})
 	if stopped.Load() {
 		return nil, ctx.Err()
 	}
@@ -181,8 +181,17 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 
 func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 
-// snippet picks the line of the memory that holds the most query terms.
+// snippet picks the line of the memory that holds the most query terms;
+// for a log's line, that line's text.
 func (e *Engine) snippet(h search.Hit, terms []string) string {
+	if h.Part > 0 {
+		if raw, ok := e.logLine(h.Ino, h.Part); ok {
+			if body := memory.ParseLine(raw).Body; strings.TrimSpace(body) != "" {
+				return cut(body, 200)
+			}
+			return cut(string(raw), 200)
+		}
+	}
 	buf := make([]byte, 64<<10)
 	n, err := e.st.ReadAt(h.Ino, buf, 0)
 	if err != nil {
@@ -212,10 +221,16 @@ func (e *Engine) snippet(h search.Hit, terms []string) string {
 			best, bestN = l, c
 		}
 	}
-	if r := []rune(best); len(r) > 200 {
-		best = string(r[:200]) + "…"
+	return cut(best, 200)
+}
+
+// cut shortens s to n runes on one line, marking the cut.
+func cut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
-	return best
+	return s
 }
 
 // ResultsText renders the .results file: rank, score, path, snippet.
@@ -247,11 +262,16 @@ func ResultsText(q Query, rs []Result) []byte {
 	return []byte(b.String())
 }
 
-// EntryName is the name of result r in a search directory.
+// EntryName is the name of result r in a search directory: 01-<name>,
+// or for a log's line 01-<name>#L<line>.
 func EntryName(r Result) string {
-	name := fmt.Sprintf("%02d-%s", r.Rank, r.Name)
-	if len(name) > 255 {
-		name = name[:255]
+	suffix := ""
+	if r.Line > 0 {
+		suffix = "#L" + strconv.Itoa(int(r.Line))
 	}
-	return name
+	name := fmt.Sprintf("%02d-%s", r.Rank, r.Name)
+	if len(name)+len(suffix) > 255 {
+		name = name[:255-len(suffix)]
+	}
+	return name + suffix
 }

@@ -66,6 +66,8 @@ type conv struct {
 	Turns map[string]turn // by dia_id
 	Order []turn          // by session, then as in the file
 	QA    []qa
+	// bySession: each session's dia_ids in order (the lines of its log).
+	bySession map[int][]string
 }
 
 // record is one line of the -dump file.
@@ -134,7 +136,11 @@ func main() {
 	dump := flag.String("dump", "", "write per-question results as JSONL to this file")
 	noWrite := flag.Bool("no-write", false, "do not write the turns (the store already holds them)")
 	inProc := flag.Bool("inproc", false, "no mount: an in-memory store and the views engine in this process (for quick iteration)")
+	flag.StringVar(&layout, "layout", "files", "how the turns are written: files (one memory a turn) or jsonl (one turns.jsonl a session, a line a turn)")
 	flag.Parse()
+	if layout != "files" && layout != "jsonl" {
+		fail("-layout: want files or jsonl, got %q", layout)
+	}
 	var ip *inproc
 	switch {
 	case *inProc:
@@ -173,7 +179,7 @@ func main() {
 		out = json.NewEncoder(f)
 		out.SetEscapeHTML(false)
 	}
-	ask := func(user, name string) ([]string, time.Duration) {
+	ask := func(user, name string) ([]hit, time.Duration) {
 		if ip != nil {
 			return ip.query(user, name)
 		}
@@ -291,6 +297,10 @@ func load(dir, only string) []*conv {
 			}
 		}
 		sort.SliceStable(c.Order, func(i, j int) bool { return c.Order[i].Session < c.Order[j].Session })
+		c.bySession = map[int][]string{}
+		for _, t := range c.Order {
+			c.bySession[t.Session] = append(c.bySession[t.Session], t.DiaID)
+		}
 		out = append(out, c)
 	}
 	if len(out) == 0 {
@@ -305,20 +315,55 @@ func yq(s string) string {
 	return string(b)
 }
 
-// write puts every turn of c into the store as one memory file.
+// layout is how turns are written (-layout).
+var layout = "files"
+
+// write puts every turn of c into the store: as one memory file, or
+// appended as one line to its session's turns.jsonl (each append an
+// open, a write and a close, as an agent logging a conversation does).
 func write(mnt string, c *conv) {
 	for _, t := range c.Order {
 		dir, name, body := turnFile(c, t)
 		dir = filepath.Join(mnt, filepath.FromSlash(dir))
 		check(os.MkdirAll(dir, 0o755), "writing")
+		if layout == "jsonl" {
+			f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			check(err, "writing")
+			_, err = f.Write(body)
+			check(err, "writing")
+			check(f.Close(), "writing")
+			continue
+		}
 		check(os.WriteFile(filepath.Join(dir, name), body, 0o644), "writing")
 	}
 }
 
+// sessionDir is the directory of a session's turns.
+func sessionDir(c *conv, session int) string {
+	return fmt.Sprintf("episodic/locomo/%s/session_%d", c.ID, session)
+}
+
 // turnFile is the memory file of turn t: its directory (relative to the
-// store's root, '/'-separated), name and content.
+// store's root, '/'-separated), name and content; for the jsonl layout,
+// its session's log and the line to append.
 func turnFile(c *conv, t turn) (dir, name string, body []byte) {
-	dir = fmt.Sprintf("episodic/locomo/%s/session_%d", c.ID, t.Session)
+	dir = sessionDir(c, t.Session)
+	if layout == "jsonl" {
+		text := strings.TrimSpace(t.Text)
+		if t.Caption != "" {
+			text += "\n[image: " + strings.TrimSpace(t.Caption) + "]"
+		}
+		line := struct {
+			User    string `json:"user"`
+			Speaker string `json:"speaker"`
+			DiaID   string `json:"dia_id"`
+			Created string `json:"created,omitempty"`
+			Text    string `json:"text"`
+		}{c.ID, t.Speaker, t.DiaID, t.Created, text}
+		b, err := json.Marshal(line)
+		check(err, "json")
+		return dir, "turns.jsonl", append(b, '\n')
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\nuser: %s\nspeaker: %s\ndia_id: %s\n", yq(c.ID), yq(t.Speaker), yq(t.DiaID))
 	if t.Created != "" {
@@ -395,9 +440,19 @@ func encode(s string) string {
 	return b.String()
 }
 
-// query lists a search directory and returns its result names in rank order
-// and the time taken from opening the directory to the ranked list.
-func query(dir string) ([]string, time.Duration) {
+// hit is one result: the name of its file (files layout), or the path
+// and line of a log's line (jsonl layout).
+type hit struct {
+	Name string
+	Path string
+	Line int
+}
+
+// query lists a search directory and returns its results in rank order
+// and the time taken from opening the directory to the ranked list. In the
+// jsonl layout the entries (turns.jsonl#L<n>) do not say which session's
+// log they are from, so it also reads .results, which does.
+func query(dir string) ([]hit, time.Duration) {
 	t0 := time.Now()
 	f, err := os.Open(dir)
 	check(err, "query")
@@ -411,17 +466,53 @@ func query(dir string) ([]string, time.Duration) {
 			byRank[n] = name
 		}
 	}
-	out := make([]string, 0, len(byRank))
+	out := make([]hit, 0, len(byRank))
 	for n := 1; len(out) < len(byRank); n++ {
 		if name, ok := byRank[n]; ok {
-			out = append(out, name)
+			out = append(out, hit{Name: name})
+		}
+	}
+	if layout == "jsonl" {
+		b, err := os.ReadFile(filepath.Join(dir, ".results"))
+		check(err, "query")
+		for _, l := range strings.Split(string(b), "\n") {
+			fs := strings.Split(l, "\t")
+			if len(fs) < 3 || strings.HasPrefix(l, "#") {
+				continue
+			}
+			n, err := strconv.Atoi(fs[0])
+			if err != nil || n < 1 || n > len(out) {
+				continue
+			}
+			p, line, _ := strings.Cut(fs[2], ":")
+			out[n-1].Path = p
+			out[n-1].Line, _ = strconv.Atoi(line)
 		}
 	}
 	return out, time.Since(t0)
 }
 
-// score turns result file names into dia_ids and computes recall.
-func score(c *conv, q qa, ev []string, names []string) record {
+// turnID maps a result back to the dia_id of its turn: from the file name
+// (files layout) or from the session and line of the log (jsonl layout;
+// line n of a session's log is its n-th turn, as written).
+func turnID(c *conv, h hit) string {
+	if layout == "jsonl" {
+		rest, ok := strings.CutPrefix(h.Path, "/"+strings.TrimSuffix(sessionDir(c, 0), "0"))
+		rest, ok2 := strings.CutSuffix(rest, "/turns.jsonl")
+		if n, err := strconv.Atoi(rest); ok && ok2 && err == nil && h.Line > 0 && h.Line <= len(c.bySession[n]) {
+			return c.bySession[n][h.Line-1]
+		}
+		return "?" + h.Path + ":" + strconv.Itoa(h.Line)
+	}
+	id := strings.ReplaceAll(strings.TrimSuffix(h.Name, ".md"), "_", ":") // dia_ids hold no '_'
+	if _, ok := c.Turns[id]; !ok {
+		id = "?" + h.Name // not a turn of this conversation
+	}
+	return id
+}
+
+// score turns results into dia_ids and computes recall.
+func score(c *conv, q qa, ev []string, hits []hit) record {
 	r := record{Conv: c.ID, Question: q.Question, Category: q.Category, Evidence: ev}
 	want := map[string]bool{}
 	for _, id := range ev {
@@ -430,11 +521,8 @@ func score(c *conv, q qa, ev []string, names []string) record {
 		r.EvText = append(r.EvText, id+" "+t.Speaker+": "+t.Text)
 	}
 	h5, h10 := 0, 0
-	for i, n := range names {
-		id := strings.ReplaceAll(strings.TrimSuffix(n, ".md"), "_", ":") // dia_ids hold no '_'
-		if _, ok := c.Turns[id]; !ok {
-			id = "?" + n // not a turn of this conversation
-		}
+	for i, h := range hits {
+		id := turnID(c, h)
 		r.Top = append(r.Top, id)
 		r.Hit = append(r.Hit, want[id])
 		h5, h10 = h5+b2i(want[id] && i < 5), h10+b2i(want[id] && i < 10)
