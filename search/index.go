@@ -7,12 +7,6 @@ import (
 	"sync"
 )
 
-// BM25 parameters. b is below the usual 0.75: memories are short, and
-// a long one is more often rich than padded.
-const (
-	k1 = 1.2
-	b  = 0.5
-)
 
 // Key names one document: a file (Part 0) or one line of a log (Part n).
 type Key struct {

@@ -23,6 +23,17 @@ type Options struct {
 	// one step away from the words that find them: mostly the step after
 	// (a reply, a result), sometimes the one before.
 	Neighbours float64
+	// Extra are weighted query terms besides the query's own (expansion
+	// terms, see Expand), each counting at its weight.
+	Extra []Weighted
+	// Tuning, if set, replaces DefaultTuning.
+	Tuning *Tuning
+}
+
+// Weighted is a query term with a weight.
+type Weighted struct {
+	Term   string
+	Weight float64
 }
 
 // Hit is one ranked document: a file (Part 0) or one line of a log.
@@ -47,12 +58,17 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	if x.live == 0 {
 		return nil
 	}
+	t := o.Tuning
+	if t == nil {
+		t = &DefaultTuning
+	}
+	k1, b := t.K1, t.B
 	avg := float64(x.totalLen) / float64(x.live)
 	var rs []reach
 	if o.Neighbours > 0 {
-		rs = reaches(o.Neighbours)
+		rs = reaches(o.Neighbours, t)
 	}
-	lists, idfs := x.queryTerms(terms)
+	lists, idfs := x.queryTerms(terms, o.Extra)
 	acc := getScratch(len(x.docs), len(lists))
 	defer putScratch(acc)
 	base, score := acc.base, acc.score
@@ -95,7 +111,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			if gid := x.docs[id].group; gid != lastG || g == nil {
 				lastG, g = gid, x.groups[gid]
 			}
-			s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs), wavg)
+			s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs), wavg, t)
 			score[id] = s
 			if s > gbest[lastG] {
 				gbest[lastG] = s
@@ -110,7 +126,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 				if score[id] == 0 && base[id] == 0 {
 					acc.touched = append(acc.touched, id)
 				}
-				score[id] += sequenceWeight * v
+				score[id] += t.Prior * v
 			}
 		}
 	}
@@ -125,14 +141,19 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 }
 
 // queryTerms returns the posting lists of the distinct query terms found
-// in the index and their IDF.
-func (x *Index) queryTerms(terms []string) ([]*postings, []float64) {
+// in the index and their IDF (times the weight, for the extra terms).
+func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []float64) {
 	var lists []*postings
 	var idfs []float64
 	seen := map[string]bool{}
+	all := make([]Weighted, 0, len(terms)+len(extra))
 	for _, t := range terms {
+		all = append(all, Weighted{t, 1})
+	}
+	for _, w := range append(all, extra...) {
+		t := w.Term
 		ps := x.post[t]
-		if seen[t] || ps == nil {
+		if seen[t] || ps == nil || w.Weight <= 0 {
 			continue
 		}
 		seen[t] = true
@@ -147,7 +168,7 @@ func (x *Index) queryTerms(terms []string) ([]*postings, []float64) {
 			}
 		}
 		lists = append(lists, ps)
-		idfs = append(idfs, math.Log(1+(float64(x.live)-float64(df)+0.5)/(float64(df)+0.5)))
+		idfs = append(idfs, w.Weight*math.Log(1+(float64(x.live)-float64(df)+0.5)/(float64(df)+0.5)))
 	}
 	return lists, idfs
 }

@@ -38,7 +38,7 @@ func TestWindowLength(t *testing.T) {
 		x.Put(uint64(i+1), []Part{{0, s}}, 3, fmt.Sprintf("turn-%d", i+1))
 	}
 	x.ensureGroups()
-	rs := reaches(0.5)
+	rs := reaches(0.5, &DefaultTuning)
 	id := x.byIno[3][0]
 	g, ok := x.windowed(id)
 	if !ok {

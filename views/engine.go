@@ -95,6 +95,8 @@ type Engine struct {
 
 	// emb embeds memories for hybrid search (embed.go); nil: lexical only.
 	emb *embedder
+	// tuning replaces search.DefaultTuning when set (SetTuning).
+	tuning *search.Tuning
 }
 
 type dirSet struct {

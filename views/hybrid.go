@@ -42,7 +42,9 @@ func (e *Engine) hybrid(q Query, filter func(uint64) bool, line func(uint64, uin
 		v, err := e.emb.enc.Encode([]string{q.Text})
 		ch <- encoded{v, err}
 	}()
-	lex := e.idx.Search(q.Terms, search.Options{K: max(q.K, fuseDepth), Neighbours: neighbourWeight, Filter: filter, Line: line})
+	o := e.searchOptions(q, filter, line)
+	o.K = max(q.K, fuseDepth)
+	lex := e.idx.Search(q.Terms, o)
 	r := <-ch
 	qv, err := r.v, r.err
 	if err != nil || len(qv) != 1 {

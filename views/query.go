@@ -106,6 +106,33 @@ type Result struct {
 	Hybrid  bool `json:"-"`
 }
 
+// SetTuning replaces the ranking's parameters (search.DefaultTuning) for
+// the searches that follow: for a harness that chooses them on held-out
+// data (scripts/locomo -loo). Call it when no search runs.
+func (e *Engine) SetTuning(t search.Tuning) { e.tuning = &t }
+
+// expansion is the weighted expansion terms of q (search.Expand).
+func (e *Engine) expansion(q Query) []search.Weighted {
+	if len(q.Terms) == 0 {
+		return nil
+	}
+	return search.Expand(q.Text, e.tuning)
+}
+
+// searchOptions are the index's options for q, deep to k results.
+func (e *Engine) searchOptions(q Query, filter func(uint64) bool, line func(uint64, uint32) bool) search.Options {
+	return search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter, Line: line,
+		Extra: e.expansion(q), Tuning: e.tuning}
+}
+
+func expansionKey(ws []search.Weighted) string {
+	var b strings.Builder
+	for _, w := range ws {
+		fmt.Fprintf(&b, "\x00%s=%g", w.Term, w.Weight)
+	}
+	return b.String()
+}
+
 // Search runs q within scope.
 func (e *Engine) Search(q Query, scope Filter) []Result {
 	rs, _ := e.SearchCtx(context.Background(), q, scope)
@@ -123,7 +150,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 	var key string
 	if e.qc != nil && f.May == nil {
 		e.mu.RLock()
-		key = queryKey(q, f, e.gen) // before searching (qcache.go)
+		key = queryKey(q, f, e.gen) + expansionKey(e.expansion(q)) // before searching (qcache.go)
 		e.mu.RUnlock()
 		if e.hybridOn(q) {
 			key += e.hybridKey(q)
@@ -161,7 +188,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 			return out, nil
 		}
 	}
-	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter, Line: e.lineFilter(f)})
+	hits := e.idx.Search(q.Terms, e.searchOptions(q, filter, e.lineFilter(f)))
 	if stopped.Load() {
 		return nil, ctx.Err()
 	}

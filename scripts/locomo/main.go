@@ -136,6 +136,7 @@ func main() {
 	dump := flag.String("dump", "", "write per-question results as JSONL to this file")
 	noWrite := flag.Bool("no-write", false, "do not write the turns (the store already holds them)")
 	inProc := flag.Bool("inproc", false, "no mount: an in-memory store and the views engine in this process (for quick iteration)")
+	looSpec := flag.String("loo", "", "with -inproc: leave-one-conversation-out tuning over this grid (loo.go), e.g. 'syn=0,0.2;when=0,0.3'")
 	flag.StringVar(&layout, "layout", "files", "how the turns are written: files (one memory a turn) or jsonl (one turns.jsonl a session, a line a turn)")
 	flag.Parse()
 	if layout != "files" && layout != "jsonl" {
@@ -170,6 +171,13 @@ func main() {
 		if waitEmbedded(*mnt) {
 			rep.EmbedSeconds = time.Since(t0).Seconds()
 		}
+	}
+	if *looSpec != "" {
+		if ip == nil {
+			fail("-loo needs -inproc")
+		}
+		loo(ip, convs, *looSpec, *k)
+		return
 	}
 	var out *json.Encoder
 	if *dump != "" {
