@@ -7,7 +7,6 @@ import (
 	"sync"
 )
 
-
 // Key names one document: a file (Part 0) or one line of a log (Part n).
 type Key struct {
 	Ino  uint64
