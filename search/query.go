@@ -68,7 +68,14 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	if o.Neighbours > 0 {
 		rs = reaches(o.Neighbours, t)
 	}
-	lists, idfs := x.queryTerms(terms, o.Extra)
+	extra := o.Extra
+	if t.Meta > 0 {
+		extra = append([]Weighted(nil), extra...)
+		for _, q := range terms {
+			extra = append(extra, Weighted{metaPrefix + q, t.Meta})
+		}
+	}
+	lists, idfs := x.queryTerms(terms, extra)
 	acc := getScratch(len(x.docs), len(lists))
 	defer putScratch(acc)
 	base, score := acc.base, acc.score
@@ -92,7 +99,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 				continue
 			}
 			if g, ok := x.windowed(doc); ok {
-				x.spread(acc, doc, g, qi, tf, rs)
+				x.spread(acc, doc, g, qi, tf, rs, t.Reply)
 			}
 		}
 	}
@@ -111,7 +118,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 			if gid := x.docs[id].group; gid != lastG || g == nil {
 				lastG, g = gid, x.groups[gid]
 			}
-			s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs), wavg, t)
+			s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs, t.Reply), wavg, t)
 			score[id] = s
 			if s > gbest[lastG] {
 				gbest[lastG] = s
@@ -127,6 +134,13 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 					acc.touched = append(acc.touched, id)
 				}
 				score[id] += t.Prior * v
+			}
+		}
+	}
+	if t.Ask > 0 {
+		for _, id := range acc.touched {
+			if d := &x.docs[id]; d.question && d.win {
+				score[id] *= 1 - t.Ask
 			}
 		}
 	}

@@ -68,15 +68,25 @@ func (x *Index) neighbour(g []uint32, p int) (uint32, bool) {
 // windowLen is the length of the window of windowed document id in group
 // g: its own plus its neighbours' at their weights. The window of p holds
 // p-off at the weight with which p's terms reach p+off.
-func (x *Index) windowLen(id uint32, g []uint32, rs []reach) float64 {
+func (x *Index) windowLen(id uint32, g []uint32, rs []reach, reply float64) float64 {
 	d := &x.docs[id]
 	l := float64(d.length)
 	for _, r := range rs {
 		if n, ok := x.neighbour(g, d.pos-r.off); ok {
-			l += r.w * float64(x.docs[n].length)
+			l += x.reachWeight(n, r, reply) * float64(x.docs[n].length)
 		}
 	}
 	return l
+}
+
+// reachWeight is the weight at which document n's terms count in the
+// window r.off places after it: a question's in its reply's (the next
+// document's) at reply, when set.
+func (x *Index) reachWeight(n uint32, r reach, reply float64) float64 {
+	if r.off == 1 && reply > 0 && x.docs[n].question {
+		return reply
+	}
+	return r.w
 }
 
 // windowAvg is the average window length: a window of neighbours of
@@ -92,12 +102,12 @@ func windowAvg(avg float64, rs []reach) float64 {
 
 // spread adds term frequency tf of query term qi in windowed document id
 // of group g to its own window and to its neighbours'.
-func (x *Index) spread(acc *scratch, id uint32, g []uint32, qi int, tf float64, rs []reach) {
+func (x *Index) spread(acc *scratch, id uint32, g []uint32, qi int, tf float64, rs []reach, reply float64) {
 	acc.tf(id)[qi] += tf
 	p := x.docs[id].pos
 	for _, r := range rs {
 		if n, ok := x.neighbour(g, p+r.off); ok {
-			acc.tf(n)[qi] += r.w * tf
+			acc.tf(n)[qi] += x.reachWeight(id, r, reply) * tf
 		}
 	}
 }

@@ -265,7 +265,7 @@ func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]s
 		}
 		return parts, metas, lines, uint64(n), nil
 	}
-	return []search.Part{{Text: indexText(in, text)}}, nil, 0, 0, nil
+	return []search.Part{{Text: indexText(in, text), Meta: metaText(in)}}, nil, 0, 0, nil
 }
 
 // indexText is what search sees of a memory: the words among its metadata
@@ -276,6 +276,16 @@ func indexText(in store.Info, text string) string {
 	if in.BodyOffset <= 0 || in.BodyOffset > len(text) {
 		return text
 	}
+	var b strings.Builder
+	b.WriteString(metaText(in))
+	// The date in words, as questions put it ("in May 2023").
+	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
+	b.WriteString(text[in.BodyOffset:])
+	return b.String()
+}
+
+// metaText is the words among a memory's metadata values, one a line.
+func metaText(in store.Info) string {
 	var b strings.Builder
 	add := func(v string) {
 		if isWords(v) {
@@ -302,9 +312,6 @@ func indexText(in store.Info, text string) string {
 			add(s)
 		}
 	}
-	// The date in words, as questions put it ("in May 2023").
-	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
-	b.WriteString(text[in.BodyOffset:])
 	return b.String()
 }
 

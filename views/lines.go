@@ -131,7 +131,7 @@ func logParts(text string, first uint32, base uint64) ([]search.Part, []LineMeta
 		if pl.Created != nil {
 			m.Created = *pl.Created
 		}
-		parts = append(parts, search.Part{Part: n, Text: lineIndexText(pl)})
+		parts = append(parts, search.Part{Part: n, Text: lineIndexText(pl), Meta: lineMetaText(pl)})
 		metas = append(metas, m)
 	}
 	return parts, metas, uint32(len(lines))
@@ -142,6 +142,27 @@ func logParts(text string, first uint32, base uint64) ([]search.Part, []LineMeta
 // other keys' short phrases), its date in words, and its body (for a
 // record without a text field, all its other keys' strings).
 func lineIndexText(l memory.Line) string {
+	var b strings.Builder
+	b.WriteString(lineMetaText(l))
+	if l.Body == "" {
+		// A record with no text field: its strings are its text.
+		for _, k := range sortedKeys(l.Extra) {
+			if s, ok := l.Extra[k].(string); ok && !isWords(s) {
+				b.WriteString(s)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	if l.Created != nil {
+		b.WriteString(l.Created.UTC().Format("2 January 2006\n"))
+	}
+	b.WriteString(l.Body)
+	return b.String()
+}
+
+// lineMetaText is the words among a log line's metadata values (users,
+// speaker, tags, other keys' short phrases), one a line.
+func lineMetaText(l memory.Line) string {
 	var b strings.Builder
 	add := func(v string) {
 		if isWords(v) {
@@ -155,27 +176,21 @@ func lineIndexText(l memory.Line) string {
 		}
 	}
 	add(l.Speaker)
-	keys := make([]string, 0, len(l.Extra))
-	for k := range l.Extra {
+	for _, k := range sortedKeys(l.Extra) {
+		if s, ok := l.Extra[k].(string); ok {
+			add(s)
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		if s, ok := l.Extra[k].(string); ok {
-			if l.Body == "" {
-				// A record with no text field: its strings are its text.
-				b.WriteString(s)
-				b.WriteByte('\n')
-			} else {
-				add(s)
-			}
-		}
-	}
-	if l.Created != nil {
-		b.WriteString(l.Created.UTC().Format("2 January 2006\n"))
-	}
-	b.WriteString(l.Body)
-	return b.String()
+	return keys
 }
 
 // lineMatch reports whether line n of the log ent passes the line-level

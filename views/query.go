@@ -125,6 +125,14 @@ func (e *Engine) searchOptions(q Query, filter func(uint64) bool, line func(uint
 		Extra: e.expansion(q), Tuning: e.tuning}
 }
 
+// tuningKey tells results ranked under other parameters apart.
+func tuningKey(t *search.Tuning) string {
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf("\x01%v", *t)
+}
+
 func expansionKey(ws []search.Weighted) string {
 	var b strings.Builder
 	for _, w := range ws {
@@ -150,7 +158,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 	var key string
 	if e.qc != nil && f.May == nil {
 		e.mu.RLock()
-		key = queryKey(q, f, e.gen) + expansionKey(e.expansion(q)) // before searching (qcache.go)
+		key = queryKey(q, f, e.gen) + expansionKey(e.expansion(q)) + tuningKey(e.tuning) // before searching (qcache.go)
 		e.mu.RUnlock()
 		if e.hybridOn(q) {
 			key += e.hybridKey(q)
@@ -188,7 +196,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 			return out, nil
 		}
 	}
-	hits := e.idx.Search(q.Terms, e.searchOptions(q, filter, e.lineFilter(f)))
+	hits := e.rank(q, e.searchOptions(q, filter, e.lineFilter(f)))
 	if stopped.Load() {
 		return nil, ctx.Err()
 	}
