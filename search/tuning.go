@@ -35,4 +35,4 @@ type Tuning struct {
 
 // DefaultTuning is the ranking's parameters.
 var DefaultTuning = Tuning{K1: 1.2, B: 0.5, Back: 0.5, Decay: 0.5, Prior: 0.5, Reply: 1, Meta: 1.5, Ask: 0.1,
-	Synonyms: 0.2, Hyponyms: 0.2}
+	Synonyms: 0.2, Hyponyms: 0.2, When: 0.2}
