@@ -27,10 +27,6 @@ type Tuning struct {
 	// Synonyms, Hyponyms and When weigh the expansion terms (Expand;
 	// 0: none).
 	Synonyms, Hyponyms, When float64
-	// Pseudo-relevance feedback (views: rank): the best FbDocs documents
-	// of a first search give FbTerms terms, the best weighed FbWeight
-	// (0: no feedback).
-	FbDocs, FbTerms, FbWeight float64
 }
 
 // DefaultTuning is the ranking's parameters.

@@ -44,7 +44,7 @@ func (e *Engine) hybrid(q Query, filter func(uint64) bool, line func(uint64, uin
 	}()
 	o := e.searchOptions(q, filter, line)
 	o.K = max(q.K, fuseDepth)
-	lex := e.rank(q, o)
+	lex := e.idx.Search(q.Terms, o)
 	r := <-ch
 	qv, err := r.v, r.err
 	if err != nil || len(qv) != 1 {

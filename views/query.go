@@ -196,7 +196,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 			return out, nil
 		}
 	}
-	hits := e.rank(q, e.searchOptions(q, filter, e.lineFilter(f)))
+	hits := e.idx.Search(q.Terms, e.searchOptions(q, filter, e.lineFilter(f)))
 	if stopped.Load() {
 		return nil, ctx.Err()
 	}

@@ -20,7 +20,7 @@ import (
 // do on a conversation its parameters never saw.
 //
 // GRID is "name=v1,v2,...;name=..." over the fields of search.Tuning
-// (k1 b back decay prior reply meta ask syn hypo when fbdocs fbterms fbw); unnamed fields keep
+// (k1 b back decay prior reply meta ask syn hypo when); unnamed fields keep
 // search.DefaultTuning's values. The first value of each list should be
 // the default: ties go to the earlier setting.
 
@@ -50,7 +50,7 @@ func grid(spec string) []setting {
 				t := s.t
 				p := field(&t, strings.TrimSpace(name))
 				if p == nil {
-					fail("-loo: no parameter %q (k1 b back decay prior reply meta ask syn hypo when fbdocs fbterms fbw)", name)
+					fail("-loo: no parameter %q (k1 b back decay prior reply meta ask syn hypo when)", name)
 				}
 				*p = f
 				next = append(next, setting{t: t, desc: strings.TrimSpace(s.desc + " " + name + "=" + strings.TrimSpace(v))})
@@ -85,12 +85,6 @@ func field(t *search.Tuning, name string) *float64 {
 		return &t.Meta
 	case "ask":
 		return &t.Ask
-	case "fbdocs":
-		return &t.FbDocs
-	case "fbterms":
-		return &t.FbTerms
-	case "fbw":
-		return &t.FbWeight
 	}
 	return nil
 }
