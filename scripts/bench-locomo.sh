@@ -43,6 +43,16 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# The ranking expands queries with WordNet when its database is installed
+# (the reported numbers are with it): install Debian's wordnet-base if
+# missing and MNEMOFS_WORDNET does not say otherwise.
+if [ -z "${MNEMOFS_WORDNET:-}" ] && [ ! -e /usr/share/wordnet/index.noun ]; then
+	echo "bench-locomo: installing wordnet-base" >&2
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wordnet-base >/dev/null ||
+		echo "bench-locomo: no WordNet: queries are not expanded with it" >&2
+fi
+
 SCRATCH=$(mktemp -d "${SCRATCH_PARENT:-/var/tmp}/mnemofs-locomo.XXXXXX")
 DATA=${DATA:-$SCRATCH/data}
 MNT=${MNT:-$SCRATCH/mnt}
