@@ -171,8 +171,11 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 			continue
 		}
 		seen[t] = true
-		df := 0
-		for c := (cursor{b: ps.b}); ; {
+		df := ps.n // every posting is live while nothing was removed
+		if x.dead > 0 {
+			df = 0
+		}
+		for c := (cursor{b: ps.b}); x.dead > 0; {
 			doc, _, ok := c.next()
 			if !ok {
 				break

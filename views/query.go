@@ -227,7 +227,11 @@ func (e *Engine) snippet(h search.Hit, terms []string) string {
 			return cut(string(raw), 200)
 		}
 	}
-	buf := make([]byte, 64<<10)
+	size := uint64(64 << 10)
+	if a, err := e.st.Attr(h.Ino); err == nil {
+		size = min(size, a.Size) // most memories are far smaller: no 64 KiB buffer each
+	}
+	buf := make([]byte, size)
 	n, err := e.st.ReadAt(h.Ino, buf, 0)
 	if err != nil {
 		return ""
