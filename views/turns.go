@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -59,10 +60,7 @@ func (e *Engine) turns(ino uint64, n uint32, f Filter) ([]turn, error) {
 		return nil, syscall.ENOENT
 	}
 	lines := ent.log.lines
-	i := 0
-	for i < len(lines) && lines[i].Line < n {
-		i++
-	}
+	i := sort.Search(len(lines), func(i int) bool { return lines[i].Line >= n })
 	if i == len(lines) || lines[i].Line != n || !lineMatch(ent, n, f) {
 		return nil, syscall.ENOENT
 	}
