@@ -64,3 +64,24 @@ func TestMetaField(t *testing.T) {
 		t.Fatalf("the speaker's turn scores %.2f of the other without the field, %.2f with it", without, with)
 	}
 }
+
+// TestExtraBudget: extra terms are taken best first within extraShare
+// times the query's own postings (at least extraMin): a very common
+// expansion term is left out, a rare one kept.
+func TestExtraBudget(t *testing.T) {
+	x := NewIndex()
+	for i := range 3000 {
+		text := "common filler"
+		if i == 7 {
+			text = "rare zebra"
+		}
+		if i == 8 {
+			text = "the query word"
+		}
+		x.Put(uint64(i+1), []Part{{Text: text}}, uint64(i+1), "n")
+	}
+	lists, _ := x.queryTerms(Tokens("query"), []Weighted{{"common", 0.5}, {"zebra", 0.5}})
+	if len(lists) != 2 || lists[1] != x.post["zebra"] {
+		t.Fatalf("%d lists; want the query's and zebra's", len(lists))
+	}
+}
