@@ -15,7 +15,8 @@
 //	meta/, by-*/, recent/ dirs     *genDir kinds 0 / 0          -
 //	search/<q>/, context/          *queryDir …   0 / 0          -
 //	generated file (meta/*,        *genFile      0 / 0          FOPEN_DIRECT_IO,
-//	  .results, context/<q>)                                    snapshot at open
+//	  .results, context/<q>, a log                              snapshot at open
+//	  line's result <n>-<log>#L<l>)
 //
 // FUSE passthrough: as root on Linux >= 6.9 (checked at mount by
 // registering a backing file; --no-passthrough turns it off), the open of a

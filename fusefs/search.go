@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"syscall"
 	"time"
@@ -36,7 +37,8 @@ func (s *searchDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 }
 
 // queryDir is search/<query>/: the ranked results as entries 01-<name>, …
-// (the memories themselves) and a .results file.
+// (the memories themselves; for a log's line, 01-<name>#L<n>, a generated
+// file of that line and its neighbours) and a .results file.
 type queryDir struct {
 	genDir
 	scope scopeFn
@@ -102,9 +104,20 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	}
 	list := []fuse.DirEntry{{Name: ".results", Mode: syscall.S_IFREG, Ino: synthIno(d.key + "/.results")}}
 	for _, r := range rs {
-		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: r.Ino, Mode: syscall.S_IFREG})
+		ino := r.Ino
+		if r.Line > 0 {
+			ino = synthIno(d.lineKey(r))
+		}
+		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: ino, Mode: syscall.S_IFREG})
 	}
 	return fs.NewListDirStream(list), 0
+}
+
+// lineKey names the result file of a log's line in this query directory:
+// one inode per line and directory, whatever its rank (its content
+// depends on the directory's scope, not on the rank).
+func (d *queryDir) lineKey(r views.Result) string {
+	return fmt.Sprintf("%s/\x00line/%d/%d", d.key, r.Ino, r.Line)
 }
 
 func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -121,6 +134,14 @@ func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	for _, r := range rs {
 		if views.EntryName(r) != name {
 			continue
+		}
+		if r.Line > 0 {
+			// A log's line: a generated file of the line and its
+			// neighbours, computed at each open for the caller.
+			ino, line := r.Ino, r.Line
+			return d.genFileChild(ctx, d.lineKey(r), func(ctx context.Context, may views.May) ([]byte, error) {
+				return d.fsys.eng.LineResult(ino, line, d.scope().And(d.q.Filter).And(views.Filter{May: may}))
+			}, out), 0
 		}
 		i, err := d.fsys.st.Attr(r.Ino)
 		if err != nil {

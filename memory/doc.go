@@ -1,5 +1,8 @@
 // Package memory turns a memory file's bytes into metadata: YAML front
-// matter for Markdown and text, top-level or "metadata" keys for JSON.
+// matter for Markdown and text, top-level or "metadata" keys for JSON, and
+// for a log (.jsonl, .log), which has no file-level metadata, each line's
+// own (ParseLine: user/users, speaker/name/role, created/timestamp/time/
+// date, tags, the body from text/content/message, other keys kept).
 //
 // Parsing never fails a write: Parse returns whatever metadata it could read
 // plus an error describing what was wrong, and the caller stores the bytes as

@@ -9,6 +9,7 @@
 #   bash scripts/bench-locomo.sh -conv 26,30 -dump /tmp/locomo.jsonl
 #   bash scripts/bench-locomo.sh -json > locomo.json
 #   bash scripts/bench-locomo.sh -keep                    # keep the store
+#   bash scripts/bench-locomo.sh -layout jsonl            # one turns.jsonl a session, a line a turn
 #   bash scripts/bench-locomo.sh -model DIR               # hybrid search with an embedding model
 #   bash scripts/bench-locomo.sh -data DIR -no-write      # re-query a kept store
 #
@@ -17,7 +18,7 @@
 # (mount --model: hybrid search; the questions wait for the embeddings), -keep (leave the
 # store and binaries; the mount is still taken down). Everything else goes
 # to scripts/locomo: -conv LIST, -json, -dump FILE, -k N, -locomo DIR,
-# -no-write. Environment: LOCOMO_DIR (/work/shared/bench/locomo),
+# -layout files|jsonl, -no-write. Environment: LOCOMO_DIR (/work/shared/bench/locomo),
 # SCRATCH_PARENT (/var/tmp).
 set -euo pipefail
 
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
 	-keep | --keep) KEEP=1 ;;
 	-model | --model) MODEL=${2:?-model needs a model directory}; shift ;;
 	-h | -help | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	-conv | -dump | -k | -locomo | --conv | --dump | --k | --locomo)
+	-conv | -dump | -k | -locomo | -layout | --conv | --dump | --k | --locomo | --layout)
 		ARGS+=("$1" "${2:?$1 needs a value}"); shift ;;
 	*)
 		case $1 in -no-write | --no-write) NOWRITE=1 ;; esac
@@ -41,6 +42,16 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+
+# The ranking expands queries with WordNet when its database is installed
+# (the reported numbers are with it): install Debian's wordnet-base if
+# missing and MNEMOFS_WORDNET does not say otherwise.
+if [ -z "${MNEMOFS_WORDNET:-}" ] && [ ! -e /usr/share/wordnet/index.noun ]; then
+	echo "bench-locomo: installing wordnet-base" >&2
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wordnet-base >/dev/null ||
+		echo "bench-locomo: no WordNet: queries are not expanded with it" >&2
+fi
 
 SCRATCH=$(mktemp -d "${SCRATCH_PARENT:-/var/tmp}/mnemofs-locomo.XXXXXX")
 DATA=${DATA:-$SCRATCH/data}

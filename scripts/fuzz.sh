@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz.sh: runs every fuzz target of the project (front matter, queries,
+# fuzz.sh: runs every fuzz target of the project (front matter, log lines, queries,
 # names, policy and operator files, names looked up in the mount's
 # generated trees) for FUZZTIME each (default 5m), one worker at a time, and keeps what the fuzzer found interesting as
 # seed corpus in <package>/testdata/fuzz/<target>/ (go test then replays it
@@ -14,6 +14,7 @@ FUZZTIME=${FUZZTIME:-5m}
 targets=(
 	"./memory FuzzParse"
 	"./memory FuzzDecodeYAML"
+	"./memory FuzzParseLine"
 	"./views FuzzParseQuery"
 	"./store FuzzNames"
 	"./policy FuzzPolicy"

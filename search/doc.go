@@ -9,6 +9,23 @@
 // side counts only where it beats noise, so a model that knows nothing
 // leaves the lexical ranking as it was (fuse.go).
 //
+// Lexical ranking (query.go, window.go), with its parameters in Tuning:
+//   - A document is a file (Part 0) or one line of a log (Part n); each is
+//     ranked on its own, so one log can give many hits. A per-line filter
+//     (Options.Line) keeps the lines whose own metadata match.
+//   - In a sequence of short documents a document is scored as its
+//     context window, and every member also scores its sequence's best
+//     window (the sequence prior). A document that asks (holds a '?')
+//     lends its words to its reply at full weight and scores a little less
+//     itself.
+//   - A document's metadata words (Part.Meta: a speaker, users, tags) are
+//     a field of their own, matched again by the query's terms.
+//   - Query expansion (expand.go): WordNet synonyms and hyponyms of the
+//     query's words (search/wordnet reads the database at run time when it
+//     is installed; without it they are left out) and, for a question
+//     about time, the words memories use to say when; each extra term at
+//     a weight below the query's own.
+//
 // The indexes are pure: they know documents by key and are fed and
 // queried by views. All methods are safe for concurrent use.
 package search

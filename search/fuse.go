@@ -106,17 +106,25 @@ type Fused struct {
 // Fuse merges a lexical ranking (Index.Search) and a vector ranking
 // (Vectors.SearchDist, with the distribution it returned) into the k best
 // memories (k <= 0: all), best first; ties go to the better lexical rank,
-// then the better vector rank, then the lower inode. A memory listed twice
-// in one list counts at its first place.
+// then the better vector rank, then the lower inode. A document (a file,
+// or a log's line) listed twice in one list counts at its first place.
 func Fuse(lexical []Hit, vector []VHit, d Dist, k int, o FuseOptions) []Fused {
 	o = o.withDefaults()
+	// A log's lines are lexical hits of their own; its vectors are the
+	// file's, so a vector hit lifts the file's best line (at) and enters
+	// as the whole file (Part 0) when no line of it is a lexical hit.
 	at := make(map[uint64]int, len(lexical)+len(vector))
+	seenKey := make(map[Key]bool, len(lexical))
 	out := make([]Fused, 0, len(lexical)+len(vector))
 	for i, h := range lexical {
-		if _, dup := at[h.Ino]; dup {
+		if k := (Key{h.Ino, h.Part}); seenKey[k] {
 			continue
+		} else {
+			seenKey[k] = true
 		}
-		at[h.Ino] = len(out)
+		if _, dup := at[h.Ino]; !dup {
+			at[h.Ino] = len(out)
+		}
 		out = append(out, Fused{Ino: h.Ino, LexRank: i + 1, Part: h.Part, Score: o.Lexical / (o.K0 + float64(i+1))})
 	}
 	if d.Rows >= o.MinRows && d.Std > 0 && d.Inos > 0 {

@@ -7,24 +7,24 @@ import (
 	"sync"
 )
 
-// BM25 parameters. b is below the usual 0.75: memories are short, and
-// a long one is more often rich than padded.
-const (
-	k1 = 1.2
-	b  = 0.5
-)
-
 // Key names one document: a file (Part 0) or one line of a log (Part n).
 type Key struct {
 	Ino  uint64
 	Part uint32
 }
 
-// Part is the text of one document of a file.
+// Part is the text of one document of a file. Meta is the words of its
+// metadata (a speaker, users, tags): also in Text, they are indexed a
+// second time as a field of their own (metaPrefix), which a query's terms
+// match at Tuning.Meta.
 type Part struct {
 	Part uint32
 	Text string
+	Meta string
 }
+
+// metaPrefix marks the index terms of the metadata field.
+const metaPrefix = "\x01"
 
 type doc struct {
 	key    Key
@@ -34,6 +34,9 @@ type doc struct {
 	live   bool
 	pos    int  // index in its group's ordered list (valid when cached)
 	win    bool // scored as a window (see windowed; valid when cached)
+	// question: the document asks something (holds a '?'); its words
+	// count in the next document's window at Tuning.Reply.
+	question bool
 }
 
 // Index is an in-memory BM25 index.
@@ -98,8 +101,12 @@ func (x *Index) Append(ino uint64, parts []Part) { x.put(ino, parts, 0, "", fals
 
 func (x *Index) put(ino uint64, parts []Part, group uint64, order string, replace bool) {
 	toks := make([][]string, len(parts))
+	metas := make([][]string, len(parts))
 	for i, p := range parts {
 		toks[i] = Tokens(p.Text)
+		for _, t := range Tokens(p.Meta) {
+			metas[i] = append(metas[i], metaPrefix+t)
+		}
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -111,7 +118,7 @@ func (x *Index) put(ino uint64, parts []Part, group uint64, order string, replac
 		if group == 0 || len(parts) > 1 {
 			g, o = ino|1<<63, lineOrder(p.Part)
 		}
-		x.addLocked(Key{ino, p.Part}, g, o, toks[i])
+		x.addLocked(Key{ino, p.Part}, g, o, toks[i], metas[i], strings.ContainsRune(p.Text, '?'))
 	}
 	x.gen++
 	x.maybeCompact()
@@ -158,9 +165,9 @@ func (x *Index) removeLocked(ino uint64) {
 	delete(x.byIno, ino)
 }
 
-func (x *Index) addLocked(k Key, group uint64, order string, toks []string) {
+func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string, question bool) {
 	id := uint32(len(x.docs))
-	x.docs = append(x.docs, doc{key: k, group: group, order: order, length: uint32(len(toks)), live: true})
+	x.docs = append(x.docs, doc{key: k, group: group, order: order, length: uint32(len(toks)), live: true, question: question})
 	x.byIno[k.Ino] = append(x.byIno[k.Ino], id)
 	x.live++
 	x.totalLen += uint64(len(toks))
@@ -168,6 +175,9 @@ func (x *Index) addLocked(k Key, group uint64, order string, toks []string) {
 	x.members[group] = append(x.members[group], id)
 	tf := make(map[string]uint32, len(toks))
 	for _, t := range toks {
+		tf[t]++
+	}
+	for _, t := range meta { // a field of its own: not in the length
 		tf[t]++
 	}
 	for t, n := range tf {

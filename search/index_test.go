@@ -7,9 +7,9 @@ import (
 
 func TestSearchRanksAndRemoves(t *testing.T) {
 	x := NewIndex()
-	x.Put(1, []Part{{0, "Alice likes ramen and sushi"}}, 100, "a")
-	x.Put(2, []Part{{0, "Bob likes pizza"}}, 100, "b")
-	x.Put(3, []Part{{0, "ramen ramen ramen noodles shop"}}, 100, "c")
+	x.Put(1, []Part{{Part: 0, Text: "Alice likes ramen and sushi"}}, 100, "a")
+	x.Put(2, []Part{{Part: 0, Text: "Bob likes pizza"}}, 100, "b")
+	x.Put(3, []Part{{Part: 0, Text: "ramen ramen ramen noodles shop"}}, 100, "c")
 	hits := x.Search(Tokens("ramen"), Options{K: 10})
 	if len(hits) != 2 || hits[0].Ino != 3 || hits[1].Ino != 1 {
 		t.Fatalf("hits %+v", hits)
@@ -23,7 +23,7 @@ func TestSearchRanksAndRemoves(t *testing.T) {
 	if len(hits) != 1 || hits[0].Ino != 2 {
 		t.Fatalf("filtered %+v", hits)
 	}
-	x.Put(1, []Part{{0, "Alice now prefers curry"}}, 100, "a")
+	x.Put(1, []Part{{Part: 0, Text: "Alice now prefers curry"}}, 100, "a")
 	if hits = x.Search(Tokens("ramen"), Options{K: 10}); len(hits) != 0 {
 		t.Fatalf("stale content found %+v", hits)
 	}
@@ -32,14 +32,22 @@ func TestSearchRanksAndRemoves(t *testing.T) {
 func TestNeighboursLiftTheAnswer(t *testing.T) {
 	x := NewIndex()
 	// A question in one turn, the answer in the next.
-	x.Put(10, []Part{{0, "Where did you go on vacation last summer?"}}, 7, "D1_9")
-	x.Put(11, []Part{{0, "We drove up the coast, it was lovely."}}, 7, "D1_10")
-	x.Put(12, []Part{{0, "Unrelated chatter about work."}}, 7, "D1_20")
-	x.Put(13, []Part{{0, "Something else entirely."}}, 8, "D2_1")
-	x.Put(14, []Part{{0, "More small talk."}}, 7, "D1_21")
-	hits := x.Search(Tokens("vacation summer"), Options{K: 3, Neighbours: 0.5})
+	x.Put(10, []Part{{Part: 0, Text: "Where did you go on vacation last summer?"}}, 7, "D1_9")
+	x.Put(11, []Part{{Part: 0, Text: "We drove up the coast, it was lovely."}}, 7, "D1_10")
+	x.Put(12, []Part{{Part: 0, Text: "Unrelated chatter about work."}}, 7, "D1_20")
+	x.Put(13, []Part{{Part: 0, Text: "Something else entirely."}}, 8, "D2_1")
+	x.Put(14, []Part{{Part: 0, Text: "More small talk."}}, 7, "D1_21")
+	// Without the question rules the question comes first, its reply
+	// second; with them (the defaults) the reply, which holds the
+	// question's words at full weight, comes first.
+	plain := DefaultTuning
+	plain.Reply, plain.Ask = 0, 0
+	hits := x.Search(Tokens("vacation summer"), Options{K: 3, Neighbours: 0.5, Tuning: &plain})
 	if len(hits) < 2 || hits[0].Ino != 10 || hits[1].Ino != 11 {
 		t.Fatalf("hits %+v", hits)
+	}
+	if h := x.Search(Tokens("vacation summer"), Options{K: 3, Neighbours: 0.5}); len(h) < 2 || h[0].Ino != 11 || h[1].Ino != 10 {
+		t.Fatalf("with the question rules: hits %+v", h)
 	}
 	// Two steps on still counts, less; three steps and other groups do not.
 	for _, h := range hits {
@@ -51,7 +59,7 @@ func TestNeighboursLiftTheAnswer(t *testing.T) {
 
 func TestLinesAreDocuments(t *testing.T) {
 	x := NewIndex()
-	x.Put(5, []Part{{1, "first line about cats"}, {2, "second line about dogs"}, {3, "third line"}}, 0, "")
+	x.Put(5, []Part{{Part: 1, Text: "first line about cats"}, {Part: 2, Text: "second line about dogs"}, {Part: 3, Text: "third line"}}, 0, "")
 	hits := x.Search(Tokens("dogs"), Options{K: 5})
 	if len(hits) != 1 || hits[0].Part != 2 {
 		t.Fatalf("hits %+v", hits)
@@ -69,7 +77,7 @@ func TestNaturalLess(t *testing.T) {
 func TestCompaction(t *testing.T) {
 	x := NewIndex()
 	for i := uint64(0); i < 3000; i++ {
-		x.Put(i, []Part{{0, "common word"}}, 1, lineOrder(uint32(i)))
+		x.Put(i, []Part{{Part: 0, Text: "common word"}}, 1, lineOrder(uint32(i)))
 	}
 	for i := uint64(0); i < 2500; i++ {
 		x.Remove(i)
@@ -85,8 +93,8 @@ func TestCompaction(t *testing.T) {
 
 func TestNoNeighboursInSmallGroups(t *testing.T) {
 	x := NewIndex()
-	x.Put(1, []Part{{0, "platypus sighting"}}, 7, "a")
-	x.Put(2, []Part{{0, "todo list"}}, 7, "b")
+	x.Put(1, []Part{{Part: 0, Text: "platypus sighting"}}, 7, "a")
+	x.Put(2, []Part{{Part: 0, Text: "todo list"}}, 7, "b")
 	if hits := x.Search(Tokens("platypus"), Options{K: 5, Neighbours: 0.5}); len(hits) != 1 {
 		t.Fatalf("hits %+v", hits)
 	}
@@ -101,7 +109,7 @@ func BenchmarkSearch100k(b *testing.B) {
 			sb.WriteString(words[(i*7+k*k*13+k)%len(words)])
 			sb.WriteByte(' ')
 		}
-		x.Put(uint64(i+1), []Part{{0, sb.String()}}, uint64(i/20), lineOrder(uint32(i%20)))
+		x.Put(uint64(i+1), []Part{{Part: 0, Text: sb.String()}}, uint64(i/20), lineOrder(uint32(i%20)))
 	}
 	q := Tokens("banana omega")
 	b.ResetTimer()
@@ -114,7 +122,7 @@ func TestFilterRejectingTheBestFallsBack(t *testing.T) {
 	x := NewIndex()
 	for i := 1; i <= 500; i++ {
 		// Lower inode numbers score higher: more copies of the word.
-		x.Put(uint64(i), []Part{{0, strings.Repeat("kiwi ", 1+(500-i)/50) + "filler text here"}}, uint64(i), "a")
+		x.Put(uint64(i), []Part{{Part: 0, Text: strings.Repeat("kiwi ", 1+(500-i)/50) + "filler text here"}}, uint64(i), "a")
 	}
 	hits := x.Search(Tokens("kiwi"), Options{K: 5, Filter: func(ino uint64) bool { return ino > 400 }})
 	if len(hits) != 5 || hits[0].Ino <= 400 {
@@ -130,7 +138,7 @@ func TestFilterRejectingTheBestFallsBack(t *testing.T) {
 func TestGroupsFollowMoves(t *testing.T) {
 	x := NewIndex()
 	for i := uint64(1); i <= 5; i++ {
-		x.Put(i, []Part{{0, "word"}}, 7, lineOrder(uint32(i)))
+		x.Put(i, []Part{{Part: 0, Text: "word"}}, 7, lineOrder(uint32(i)))
 	}
 	x.Move(3, 8, "z")
 	x.Move(3, 7, lineOrder(3))
@@ -154,7 +162,7 @@ func TestNotesFolderIsNoSequence(t *testing.T) {
 		if i == 2 {
 			text = "short note about a platypus"
 		}
-		x.Put(uint64(i+1), []Part{{0, text}}, 9, n)
+		x.Put(uint64(i+1), []Part{{Part: 0, Text: text}}, 9, n)
 	}
 	if hits := x.Search(Tokens("platypus"), Options{K: 10, Neighbours: 0.5}); len(hits) != 1 || hits[0].Ino != 3 {
 		t.Fatalf("hits %+v", hits)

@@ -19,15 +19,9 @@ const (
 )
 
 // A window reaches window steps back (what came before: the question a
-// reply answers) at the full neighbour weight and forward at backShare of
-// it, each step decay times the one before.
-const (
-	window    = 2
-	backShare = 0.5
-	decay     = 0.5
-	// sequenceWeight scales the sequence prior (see Search).
-	sequenceWeight = 0.5
-)
+// reply answers) at the full neighbour weight and forward at Tuning.Back
+// of it, each step Tuning.Decay times the one before.
+const window = 2
 
 // reach is where a document's terms also count: in the window of the
 // document off places after it (before it when off < 0), at weight w.
@@ -38,13 +32,13 @@ type reach struct {
 
 // reaches lists where a document's terms go, for neighbour weight nw: a
 // term at position p counts in the window of p+s (the steps after it) at
-// nw·decay^(s-1), and in that of p-s at backShare of that.
-func reaches(nw float64) []reach {
+// nw·Decay^(s-1), and in that of p-s at Back of that.
+func reaches(nw float64, t *Tuning) []reach {
 	var out []reach
 	w := nw
 	for s := 1; s <= window; s++ {
-		out = append(out, reach{s, w}, reach{-s, w * backShare})
-		w *= decay
+		out = append(out, reach{s, w}, reach{-s, w * t.Back})
+		w *= t.Decay
 	}
 	return out
 }
@@ -74,15 +68,25 @@ func (x *Index) neighbour(g []uint32, p int) (uint32, bool) {
 // windowLen is the length of the window of windowed document id in group
 // g: its own plus its neighbours' at their weights. The window of p holds
 // p-off at the weight with which p's terms reach p+off.
-func (x *Index) windowLen(id uint32, g []uint32, rs []reach) float64 {
+func (x *Index) windowLen(id uint32, g []uint32, rs []reach, reply float64) float64 {
 	d := &x.docs[id]
 	l := float64(d.length)
 	for _, r := range rs {
 		if n, ok := x.neighbour(g, d.pos-r.off); ok {
-			l += r.w * float64(x.docs[n].length)
+			l += x.reachWeight(n, r, reply) * float64(x.docs[n].length)
 		}
 	}
 	return l
+}
+
+// reachWeight is the weight at which document n's terms count in the
+// window r.off places after it: a question's in its reply's (the next
+// document's) at reply, when set.
+func (x *Index) reachWeight(n uint32, r reach, reply float64) float64 {
+	if r.off == 1 && reply > 0 && x.docs[n].question {
+		return reply
+	}
+	return r.w
 }
 
 // windowAvg is the average window length: a window of neighbours of
@@ -98,23 +102,23 @@ func windowAvg(avg float64, rs []reach) float64 {
 
 // spread adds term frequency tf of query term qi in windowed document id
 // of group g to its own window and to its neighbours'.
-func (x *Index) spread(acc *scratch, id uint32, g []uint32, qi int, tf float64, rs []reach) {
+func (x *Index) spread(acc *scratch, id uint32, g []uint32, qi int, tf float64, rs []reach, reply float64) {
 	acc.tf(id)[qi] += tf
 	p := x.docs[id].pos
 	for _, r := range rs {
 		if n, ok := x.neighbour(g, p+r.off); ok {
-			acc.tf(n)[qi] += r.w * tf
+			acc.tf(n)[qi] += x.reachWeight(id, r, reply) * tf
 		}
 	}
 }
 
 // windowScore is the BM25 score of a window with term frequencies tfs.
-func windowScore(tfs, idfs []float64, length, avg float64) float64 {
+func windowScore(tfs, idfs []float64, length, avg float64, t *Tuning) float64 {
 	s := 0.0
-	norm := k1 * (1 - b + b*length/avg)
+	norm := t.K1 * (1 - t.B + t.B*length/avg)
 	for i, tf := range tfs {
 		if tf > 0 {
-			s += idfs[i] * tf * (k1 + 1) / (tf + norm)
+			s += idfs[i] * tf * (t.K1 + 1) / (tf + norm)
 		}
 	}
 	return s

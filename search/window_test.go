@@ -15,12 +15,12 @@ func TestWindowRewardsComplementaryWords(t *testing.T) {
 	texts := []string{"filler one", "filler two", "alpha", "alpha", "filler three", "filler four",
 		"filler five", "beta", "alpha", "filler six", "filler seven", "filler eight"}
 	for i, s := range texts {
-		x.Put(uint64(i+1), []Part{{0, s}}, 7, fmt.Sprintf("t%02d", i+1))
+		x.Put(uint64(i+1), []Part{{Part: 0, Text: s}}, 7, fmt.Sprintf("t%02d", i+1))
 	}
 	// Outside the sequence: "beta" is a little more common than "alpha".
-	x.Put(100, []Part{{0, "beta"}}, 99, "x")
-	x.Put(101, []Part{{0, "beta"}}, 99, "y")
-	x.Put(102, []Part{{0, "beta"}}, 99, "z")
+	x.Put(100, []Part{{Part: 0, Text: "beta"}}, 99, "x")
+	x.Put(101, []Part{{Part: 0, Text: "beta"}}, 99, "y")
+	x.Put(102, []Part{{Part: 0, Text: "beta"}}, 99, "z")
 	hits := x.Search(Tokens("alpha beta"), Options{K: 20, Neighbours: 0.5})
 	rank := map[uint64]int{}
 	for i, h := range hits {
@@ -35,10 +35,10 @@ func TestWindowRewardsComplementaryWords(t *testing.T) {
 func TestWindowLength(t *testing.T) {
 	x := NewIndex()
 	for i, s := range []string{"one two", "three", "four five six", "seven", "eight nine"} {
-		x.Put(uint64(i+1), []Part{{0, s}}, 3, fmt.Sprintf("turn-%d", i+1))
+		x.Put(uint64(i+1), []Part{{Part: 0, Text: s}}, 3, fmt.Sprintf("turn-%d", i+1))
 	}
 	x.ensureGroups()
-	rs := reaches(0.5)
+	rs := reaches(0.5, &DefaultTuning)
 	id := x.byIno[3][0]
 	g, ok := x.windowed(id)
 	if !ok {
@@ -46,7 +46,7 @@ func TestWindowLength(t *testing.T) {
 	}
 	// Own 3 terms; before: 1 term at 0.5, 2 at 0.25; after: 1 at 0.25, 2 at 0.125.
 	want := 3 + 0.5*1 + 0.25*2 + 0.25*1 + 0.125*2
-	if got := x.windowLen(id, g, rs); math.Abs(got-want) > 1e-9 {
+	if got := x.windowLen(id, g, rs, 0); math.Abs(got-want) > 1e-9 {
 		t.Fatalf("window length %v, want %v", got, want)
 	}
 	if got, want := windowAvg(2, rs), 2*(1+0.5+0.25+0.25+0.125); math.Abs(got-want) > 1e-9 {
@@ -62,7 +62,7 @@ func TestLongDocumentLendsNoWords(t *testing.T) {
 		long += " filler"
 	}
 	for i, s := range []string{"first note", long, "reply here", "other words", "more words"} {
-		x.Put(uint64(i+1), []Part{{0, s}}, 5, fmt.Sprintf("turn-%d", i+1))
+		x.Put(uint64(i+1), []Part{{Part: 0, Text: s}}, 5, fmt.Sprintf("turn-%d", i+1))
 	}
 	hits := x.Search(Tokens("zebra"), Options{K: 10, Neighbours: 0.5})
 	if len(hits) == 0 || hits[0].Ino != 2 {

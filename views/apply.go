@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -77,20 +78,25 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	if err != nil || n == 0 || buf[0] != '\n' {
 		return false // the old last line was not finished: read it all again
 	}
-	parts, lines := splitLines(string(buf[1:n]), next)
+	parts, metas, lines := logParts(string(buf[1:n]), next, done)
 	e.idx.Append(ino, parts)
 	if e.emb != nil {
 		e.emb.enqueue(ino)
 	}
 	e.mu.Lock()
 	if old := e.cat[ino]; old != nil {
-		// A new Entry: readers hold the old one without a lock. Its
-		// values are the old ones: the facets stay as they are.
+		// A new Entry: readers hold the old one without a lock.
 		ent := *old
 		ent.nextLine = next + lines - 1
 		ent.indexedSize = done + uint64(n-1)
 		ent.Modified = time.Unix(0, a.Mtime).UTC()
-		e.cat[ino] = &ent
+		ent.log = old.log.extend(metas)
+		ent.Users, ent.Tags = addValues(slices.Clone(old.Users), ent.log.users), addValues(slices.Clone(old.Tags), ent.log.tags)
+		if len(ent.Users) != len(old.Users) || len(ent.Tags) != len(old.Tags) {
+			e.put(&ent, e.hidden[ino]) // new values: the facets change
+		} else {
+			e.cat[ino] = &ent
+		}
 	}
 	e.gen++
 	e.mu.Unlock()
@@ -169,19 +175,6 @@ func merge(batch []store.Change) []store.Change {
 	return out
 }
 
-// splitLines makes one part per non-empty line, numbering from first, and
-// returns how many lines (empty or not) the text has.
-func splitLines(text string, first uint32) ([]search.Part, uint32) {
-	lines := strings.Split(text, "\n")
-	var parts []search.Part
-	for i, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			parts = append(parts, search.Part{Part: first + uint32(i), Text: l})
-		}
-	}
-	return parts, uint32(len(lines))
-}
-
 // refresh re-reads one memory; content is re-indexed only when it changed.
 func (e *Engine) refresh(ino uint64, content bool) {
 	in, err := e.st.Info(ino)
@@ -210,7 +203,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		parent = 0 // a log's lines are a sequence of their own
 	}
 	if content || !e.indexed(ino) {
-		parts, next, size, err := e.parts(ino, name, a.Size, in)
+		parts, metas, next, size, err := e.parts(ino, name, a.Size, in)
 		if errors.Is(err, syscall.ENOENT) {
 			e.drop(ino) // removed while being read; its Removed event follows
 			return
@@ -219,6 +212,9 @@ func (e *Engine) refresh(ino uint64, content bool) {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
 		}
 		ent.nextLine, ent.indexedSize = next, size
+		if isLog(name) {
+			ent.setLog((*logLines)(nil).extend(metas))
+		}
 		e.idx.Put(ino, parts, parent, name)
 		if e.emb != nil {
 			e.emb.enqueue(ino)
@@ -226,6 +222,9 @@ func (e *Engine) refresh(ino uint64, content bool) {
 	} else {
 		if old := e.entry(ino); old != nil {
 			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
+			if old.log != nil {
+				ent.setLog(old.log)
+			}
 		}
 		if parent != 0 {
 			e.idx.Move(ino, parent, name)
@@ -258,24 +257,24 @@ func (e *Engine) drop(ino uint64) {
 // the whole text. For logs it also returns the number of the line after
 // the last newline and the bytes indexed (0, 0 when the log was too big to
 // index whole, so that appends re-read it).
-func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]search.Part, uint32, uint64, error) {
+func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]search.Part, []LineMeta, uint32, uint64, error) {
 	buf := make([]byte, min(size, indexMax))
 	n, err := e.st.ReadAt(ino, buf, 0)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, nil, 0, 0, err
 	}
 	if isBinary(buf[:n]) {
-		return nil, 0, 0, nil // nothing to search in an image or an archive
+		return nil, nil, 0, 0, nil // nothing to search in an image or an archive
 	}
 	text := string(buf[:n])
 	if isLog(name) {
-		parts, lines := splitLines(text, 1)
+		parts, metas, lines := logParts(text, 1, 0)
 		if size > indexMax {
-			return parts, 0, 0, nil
+			return parts, metas, 0, 0, nil
 		}
-		return parts, lines, uint64(n), nil
+		return parts, metas, lines, uint64(n), nil
 	}
-	return []search.Part{{Text: indexText(in, text)}}, 0, 0, nil
+	return []search.Part{{Text: indexText(in, text), Meta: metaText(in)}}, nil, 0, 0, nil
 }
 
 // indexText is what search sees of a memory: the words among its metadata
@@ -286,6 +285,16 @@ func indexText(in store.Info, text string) string {
 	if in.BodyOffset <= 0 || in.BodyOffset > len(text) {
 		return text
 	}
+	var b strings.Builder
+	b.WriteString(metaText(in))
+	// The date in words, as questions put it ("in May 2023").
+	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
+	b.WriteString(text[in.BodyOffset:])
+	return b.String()
+}
+
+// metaText is the words among a memory's metadata values, one a line.
+func metaText(in store.Info) string {
 	var b strings.Builder
 	add := func(v string) {
 		if isWords(v) {
@@ -312,9 +321,6 @@ func indexText(in store.Info, text string) string {
 			add(s)
 		}
 	}
-	// The date in words, as questions put it ("in May 2023").
-	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
-	b.WriteString(text[in.BodyOffset:])
 	return b.String()
 }
 

@@ -29,7 +29,9 @@ func fit(s string, limit int) (string, bool) {
 }
 
 // Context builds the context/<query> file: the memories most relevant to
-// the query, then the newest working/ memories, within q.Budget tokens.
+// the query, then the newest working/ memories, within q.Budget tokens. A
+// result that is a log's line brings that turn and its neighbours
+// (turnSection), after the summary.md of its directory when there is one.
 func (e *Engine) Context(q Query, scope Filter) []byte {
 	b, _ := e.ContextCtx(context.Background(), q, scope)
 	return b
@@ -49,14 +51,31 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 		if err != nil {
 			return nil, err
 		}
+		f := scope.And(q.Filter)
+		shown := map[[2]uint64]bool{}
+	results:
 		for _, r := range rs {
-			seen[r.Ino] = true
-			s, whole := fit(e.section(r.Path, r.Ino), relevant)
-			b.WriteString(s)
-			relevant -= tokens(s)
-			left -= tokens(s)
-			if !whole {
-				break
+			var secs []string
+			if r.Line > 0 {
+				// A log's line: the session's summary first (once), then
+				// the turn and its neighbours.
+				if sp, sino, ok := e.summaryOf(r.Ino, f); ok && !seen[sino] {
+					seen[sino] = true
+					secs = append(secs, e.section(sp, sino))
+				}
+				secs = append(secs, e.turnSection(r, f, shown))
+			} else if !seen[r.Ino] {
+				seen[r.Ino] = true
+				secs = append(secs, e.section(r.Path, r.Ino))
+			}
+			for _, sec := range secs {
+				s, whole := fit(sec, relevant)
+				b.WriteString(s)
+				relevant -= tokens(s)
+				left -= tokens(s)
+				if !whole {
+					break results
+				}
 			}
 		}
 	}

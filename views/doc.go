@@ -28,6 +28,13 @@
 //     file cannot make a listing long either. Walks that remain (filtered
 //     Values, Recent, DirsWith, search, context/) take a context and stop
 //     with its error when the kernel interrupts the request.
+//   - Logs (lines.go, turns.go): each line of a .jsonl/.ndjson log and each
+//     entry of a .log is its own document with its own metadata
+//     (memory.ParseLine), kept per line (Lines, Line) for filters and for
+//     views built on them; a log's Entry carries the union of its lines'
+//     users and tags and the span of their dates. A result for a line is
+//     that line with its neighbours (LineResult), and context/ quotes the
+//     turns with the session's summary.md.
 //   - With a model (SetEncoder, embed.go) changed memories are embedded in
 //     the background and search fuses lexical and vector ranks
 //     (hybrid.go); without one, search is lexical only.

@@ -32,6 +32,9 @@ type Entry struct {
 	// indexedSize: the bytes of the log indexed so far.
 	nextLine    uint32
 	indexedSize uint64
+	// log: for a log, its lines' metadata (lines.go); Users and Tags then
+	// also hold the union of its lines'.
+	log *logLines
 	// parent and name: where the memory sits (its first link), to decide
 	// again whether it is hidden when a directory moves (facets.go).
 	parent uint64
@@ -97,6 +100,8 @@ type Engine struct {
 
 	// emb embeds memories for hybrid search (embed.go); nil: lexical only.
 	emb *embedder
+	// tuning replaces search.DefaultTuning when set (SetTuning).
+	tuning *search.Tuning
 }
 
 type dirSet struct {

@@ -102,13 +102,16 @@ func (e *Engine) Match(ent *Entry, f Filter) bool {
 			return false
 		}
 	}
-	if f.Date != "" && !strings.HasPrefix(ent.Created.UTC().Format("2006/01/02"), f.Date) {
+	// A log whose lines name times spans them: it passes when one of its
+	// lines may (lineMatch decides for each line).
+	first, last := ent.dateSpan()
+	if f.Date != "" && first.Equal(last) && !strings.HasPrefix(first.UTC().Format("2006/01/02"), f.Date) {
 		return false
 	}
-	if f.After != nil && ent.Created.Before(*f.After) {
+	if f.After != nil && last.Before(*f.After) {
 		return false
 	}
-	if f.Before != nil && !ent.Created.Before(*f.Before) {
+	if f.Before != nil && !first.Before(*f.Before) {
 		return false
 	}
 	if f.May != nil && !f.May(ent.Ino) {

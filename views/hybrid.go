@@ -30,7 +30,7 @@ func (e *Engine) hybridKey(q Query) string {
 
 // hybrid ranks with both lists; ok is false when the vector side failed
 // (the caller then answers lexically).
-func (e *Engine) hybrid(q Query, filter func(uint64) bool) ([]search.Fused, bool) {
+func (e *Engine) hybrid(q Query, filter func(uint64) bool, line func(uint64, uint32) bool) ([]search.Fused, bool) {
 	// The query's vector (the model's forward pass, ~10 ms for MiniLM on
 	// one core) is computed while the lexical list is.
 	type encoded struct {
@@ -42,7 +42,9 @@ func (e *Engine) hybrid(q Query, filter func(uint64) bool) ([]search.Fused, bool
 		v, err := e.emb.enc.Encode([]string{q.Text})
 		ch <- encoded{v, err}
 	}()
-	lex := e.idx.Search(q.Terms, search.Options{K: max(q.K, fuseDepth), Neighbours: neighbourWeight, Filter: filter})
+	o := e.searchOptions(q, filter, line)
+	o.K = max(q.K, fuseDepth)
+	lex := e.idx.Search(q.Terms, o)
 	r := <-ch
 	qv, err := r.v, r.err
 	if err != nil || len(qv) != 1 {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mnemofs/mnemofs/search"
 )
 
 func corpus() map[string]string {
@@ -46,6 +48,10 @@ func TestHybridSearch(t *testing.T) {
 	run := func(enc Encoder) map[string][]string {
 		f := openEmbed(t, t.TempDir(), enc)
 		defer f.close()
+		// The words alone must miss "automobile repair": no WordNet.
+		tun := search.DefaultTuning
+		tun.Synonyms, tun.Hyponyms = 0, 0
+		f.e.SetTuning(tun)
 		docs := corpus()
 		for _, name := range slices.Sorted(maps.Keys(docs)) { // the same inodes each run: ties break alike
 			f.write(name, docs[name])

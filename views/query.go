@@ -87,7 +87,7 @@ func ParseQuery(name string) (Query, error) {
 	return q, nil
 }
 
-// Result is one ranked memory.
+// Result is one ranked memory: a file, or one line of a log (Line > 0).
 type Result struct {
 	Rank  int     `json:"rank"`
 	Score float64 `json:"score"`
@@ -104,6 +104,41 @@ type Result struct {
 	Lexical int  `json:"lexical_rank,omitempty"`
 	Vector  int  `json:"vector_rank,omitempty"`
 	Hybrid  bool `json:"-"`
+}
+
+// SetTuning replaces the ranking's parameters (search.DefaultTuning) for
+// the searches that follow: for a harness that chooses them on held-out
+// data (scripts/locomo -loo). Call it when no search runs.
+func (e *Engine) SetTuning(t search.Tuning) { e.tuning = &t }
+
+// expansion is the weighted expansion terms of q (search.Expand).
+func (e *Engine) expansion(q Query) []search.Weighted {
+	if len(q.Terms) == 0 {
+		return nil
+	}
+	return search.Expand(q.Text, e.tuning)
+}
+
+// searchOptions are the index's options for q, deep to k results.
+func (e *Engine) searchOptions(q Query, filter func(uint64) bool, line func(uint64, uint32) bool) search.Options {
+	return search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter, Line: line,
+		Extra: e.expansion(q), Tuning: e.tuning}
+}
+
+// tuningKey tells results ranked under other parameters apart.
+func tuningKey(t *search.Tuning) string {
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf("\x01%v", *t)
+}
+
+func expansionKey(ws []search.Weighted) string {
+	var b strings.Builder
+	for _, w := range ws {
+		fmt.Fprintf(&b, "\x00%s=%g", w.Term, w.Weight)
+	}
+	return b.String()
 }
 
 // Search runs q within scope.
@@ -123,7 +158,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 	var key string
 	if e.qc != nil && f.May == nil {
 		e.mu.RLock()
-		key = queryKey(q, f, e.gen) // before searching (qcache.go)
+		key = queryKey(q, f, e.gen) + expansionKey(e.expansion(q)) + tuningKey(e.tuning) // before searching (qcache.go)
 		e.mu.RUnlock()
 		if e.hybridOn(q) {
 			key += e.hybridKey(q)
@@ -142,7 +177,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 		return e.MatchIno(ino, f)
 	}
 	if e.hybridOn(q) {
-		if fused, ok := e.hybrid(q, filter); ok {
+		if fused, ok := e.hybrid(q, filter, e.lineFilter(f)); ok {
 			if stopped.Load() {
 				return nil, ctx.Err()
 			}
@@ -161,7 +196,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 			return out, nil
 		}
 	}
-	hits := e.idx.Search(q.Terms, search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter})
+	hits := e.idx.Search(q.Terms, e.searchOptions(q, filter, e.lineFilter(f)))
 	if stopped.Load() {
 		return nil, ctx.Err()
 	}
@@ -181,9 +216,22 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 
 func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 
-// snippet picks the line of the memory that holds the most query terms.
+// snippet picks the line of the memory that holds the most query terms;
+// for a log's line, that line's text.
 func (e *Engine) snippet(h search.Hit, terms []string) string {
-	buf := make([]byte, 64<<10)
+	if h.Part > 0 {
+		if raw, ok := e.logLine(h.Ino, h.Part); ok {
+			if body := memory.ParseLine(raw).Body; strings.TrimSpace(body) != "" {
+				return cut(body, 200)
+			}
+			return cut(string(raw), 200)
+		}
+	}
+	size := uint64(64 << 10)
+	if a, err := e.st.Attr(h.Ino); err == nil {
+		size = min(size, a.Size) // most memories are far smaller: no 64 KiB buffer each
+	}
+	buf := make([]byte, size)
 	n, err := e.st.ReadAt(h.Ino, buf, 0)
 	if err != nil {
 		return ""
@@ -212,10 +260,16 @@ func (e *Engine) snippet(h search.Hit, terms []string) string {
 			best, bestN = l, c
 		}
 	}
-	if r := []rune(best); len(r) > 200 {
-		best = string(r[:200]) + "…"
+	return cut(best, 200)
+}
+
+// cut shortens s to n runes on one line, marking the cut.
+func cut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
-	return best
+	return s
 }
 
 // ResultsText renders the .results file: rank, score, path, snippet.
@@ -247,11 +301,16 @@ func ResultsText(q Query, rs []Result) []byte {
 	return []byte(b.String())
 }
 
-// EntryName is the name of result r in a search directory.
+// EntryName is the name of result r in a search directory: 01-<name>,
+// or for a log's line 01-<name>#L<line>.
 func EntryName(r Result) string {
-	name := fmt.Sprintf("%02d-%s", r.Rank, r.Name)
-	if len(name) > 255 {
-		name = name[:255]
+	suffix := ""
+	if r.Line > 0 {
+		suffix = "#L" + strconv.Itoa(int(r.Line))
 	}
-	return name
+	name := fmt.Sprintf("%02d-%s", r.Rank, r.Name)
+	if len(name)+len(suffix) > 255 {
+		name = name[:255-len(suffix)]
+	}
+	return name + suffix
 }

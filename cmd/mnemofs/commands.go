@@ -258,7 +258,11 @@ func searchCmd() *cobra.Command {
 				return printJSON(rs)
 			}
 			for _, r := range rs {
-				fmt.Printf("%2d  %7.3f  %s\n    %s\n", r.Rank, r.Score, r.Path, r.Snippet)
+				p := r.Path
+				if r.Line > 0 {
+					p = fmt.Sprintf("%s:%d", p, r.Line) // a log's line
+				}
+				fmt.Printf("%2d  %7.3f  %s\n    %s\n", r.Rank, r.Score, p, r.Snippet)
 			}
 			return nil
 		},

@@ -29,15 +29,19 @@ func newInproc() *inproc {
 	return &inproc{st: st, eng: eng, dirs: map[string]uint64{}}
 }
 
-// write stores every turn of c as the mount would: create, write, close.
+// write stores every turn of c as the mount would: create (or for the
+// jsonl layout, open the session's log), write (append), close.
 func (p *inproc) write(c *conv) {
 	for _, t := range c.Order {
 		dir, name, body := turnFile(c, t)
 		parent := p.mkdirAll(dir)
-		in, err := p.st.Create(parent, name, 0o644, store.Owner{})
+		in, err := p.st.Lookup(parent, name)
+		if err != nil {
+			in, err = p.st.Create(parent, name, 0o644, store.Owner{})
+		}
 		check(err, "-inproc: create")
 		check(p.st.Open(in.Ino, false), "-inproc: open")
-		_, err = p.st.WriteAt(in.Ino, body, 0)
+		_, err = p.st.Append(in.Ino, body)
 		check(err, "-inproc: write")
 		check(p.st.Flush(in.Ino), "-inproc: flush")
 		check(p.st.Release(in.Ino), "-inproc: release")
@@ -62,14 +66,14 @@ func (p *inproc) mkdirAll(dir string) uint64 {
 }
 
 // query asks by-user/<user>/search/<name>/ of the engine and returns the
-// result names in rank order.
-func (p *inproc) query(user, name string) ([]string, time.Duration) {
+// results in rank order.
+func (p *inproc) query(user, name string) ([]hit, time.Duration) {
 	t0 := time.Now()
 	q, err := views.ParseQuery(name)
 	check(err, "-inproc: query")
-	var out []string
+	var out []hit
 	for _, r := range p.eng.Search(q, views.Filter{Users: []string{user}}) {
-		out = append(out, r.Name)
+		out = append(out, hit{Name: r.Name, Path: r.Path, Line: int(r.Line)})
 	}
 	return out, time.Since(t0)
 }

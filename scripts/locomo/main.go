@@ -10,6 +10,11 @@
 // front matter user, speaker, dia_id, created (the session's date and time
 // as RFC 3339) and the turn text (plus "[image: <blip_caption>]") as body;
 // nothing else, since mnemofs indexes the front matter's words too.
+// With -layout jsonl: MNT/episodic/locomo/<conv>/session_<N>/turns.jsonl,
+// one JSON line a turn (user, speaker, dia_id, created, text with the
+// caption), each appended with an open, a write and a close; a result
+// (turns.jsonl#L<n>) is mapped back to its dia_id by the session and line
+// number that .results gives (layout.go).
 // <conv> is the JSON's sample_id if it has one, else the file name without
 // .json (26.json → "26"). Evidence is cleaned: "D8:6; D9:17" is split,
 // "D:11:26" read as D11:26, ids that are not turns of the conversation are
@@ -27,7 +32,10 @@
 // engine, same write order); its latency leaves out the kernel round trips.
 // Use it to iterate, and report the mount's numbers.
 //
-//	go run ./scripts/locomo -inproc [-conv 26,30] [-dump FILE]
+//	go run ./scripts/locomo -inproc [-conv 26,30] [-dump FILE] [-layout jsonl]
+//
+// With -inproc -loo GRID it tunes the ranking's parameters by
+// leave-one-conversation-out and prints that table (loo.go).
 package main
 
 import (
@@ -66,6 +74,8 @@ type conv struct {
 	Turns map[string]turn // by dia_id
 	Order []turn          // by session, then as in the file
 	QA    []qa
+	// bySession: each session's dia_ids in order (the lines of its log).
+	bySession map[int][]string
 }
 
 // record is one line of the -dump file.
@@ -134,7 +144,12 @@ func main() {
 	dump := flag.String("dump", "", "write per-question results as JSONL to this file")
 	noWrite := flag.Bool("no-write", false, "do not write the turns (the store already holds them)")
 	inProc := flag.Bool("inproc", false, "no mount: an in-memory store and the views engine in this process (for quick iteration)")
+	looSpec := flag.String("loo", "", "with -inproc: leave-one-conversation-out tuning over this grid (loo.go), e.g. 'syn=0,0.2;when=0,0.3'")
+	flag.StringVar(&layout, "layout", "files", "how the turns are written: files (one memory a turn) or jsonl (one turns.jsonl a session, a line a turn)")
 	flag.Parse()
+	if layout != "files" && layout != "jsonl" {
+		fail("-layout: want files or jsonl, got %q", layout)
+	}
 	var ip *inproc
 	switch {
 	case *inProc:
@@ -165,6 +180,13 @@ func main() {
 			rep.EmbedSeconds = time.Since(t0).Seconds()
 		}
 	}
+	if *looSpec != "" {
+		if ip == nil {
+			fail("-loo needs -inproc")
+		}
+		loo(ip, convs, *looSpec, *k)
+		return
+	}
 	var out *json.Encoder
 	if *dump != "" {
 		f, err := os.Create(*dump)
@@ -173,7 +195,7 @@ func main() {
 		out = json.NewEncoder(f)
 		out.SetEscapeHTML(false)
 	}
-	ask := func(user, name string) ([]string, time.Duration) {
+	ask := func(user, name string) ([]hit, time.Duration) {
 		if ip != nil {
 			return ip.query(user, name)
 		}
@@ -291,44 +313,16 @@ func load(dir, only string) []*conv {
 			}
 		}
 		sort.SliceStable(c.Order, func(i, j int) bool { return c.Order[i].Session < c.Order[j].Session })
+		c.bySession = map[int][]string{}
+		for _, t := range c.Order {
+			c.bySession[t.Session] = append(c.bySession[t.Session], t.DiaID)
+		}
 		out = append(out, c)
 	}
 	if len(out) == 0 {
 		fail("no conversation in %s matches -conv %q", dir, only)
 	}
 	return out
-}
-
-// yq quotes a YAML scalar: a JSON string is a YAML double-quoted string.
-func yq(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// write puts every turn of c into the store as one memory file.
-func write(mnt string, c *conv) {
-	for _, t := range c.Order {
-		dir, name, body := turnFile(c, t)
-		dir = filepath.Join(mnt, filepath.FromSlash(dir))
-		check(os.MkdirAll(dir, 0o755), "writing")
-		check(os.WriteFile(filepath.Join(dir, name), body, 0o644), "writing")
-	}
-}
-
-// turnFile is the memory file of turn t: its directory (relative to the
-// store's root, '/'-separated), name and content.
-func turnFile(c *conv, t turn) (dir, name string, body []byte) {
-	dir = fmt.Sprintf("episodic/locomo/%s/session_%d", c.ID, t.Session)
-	var b strings.Builder
-	fmt.Fprintf(&b, "---\nuser: %s\nspeaker: %s\ndia_id: %s\n", yq(c.ID), yq(t.Speaker), yq(t.DiaID))
-	if t.Created != "" {
-		fmt.Fprintf(&b, "created: %s\n", yq(t.Created))
-	}
-	b.WriteString("---\n" + strings.TrimSpace(t.Text) + "\n")
-	if t.Caption != "" {
-		b.WriteString("[image: " + strings.TrimSpace(t.Caption) + "]\n")
-	}
-	return dir, strings.ReplaceAll(t.DiaID, ":", "_") + ".md", []byte(b.String())
 }
 
 var loose = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
@@ -393,55 +387,4 @@ func encode(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// query lists a search directory and returns its result names in rank order
-// and the time taken from opening the directory to the ranked list.
-func query(dir string) ([]string, time.Duration) {
-	t0 := time.Now()
-	f, err := os.Open(dir)
-	check(err, "query")
-	ents, err := f.ReadDir(-1)
-	f.Close()
-	check(err, "query")
-	byRank := map[int]string{} // "01-D1_3.md" → 1: "D1_3.md"; .results has no rank
-	for _, e := range ents {
-		r, name, _ := strings.Cut(e.Name(), "-")
-		if n, err := strconv.Atoi(r); err == nil && n > 0 {
-			byRank[n] = name
-		}
-	}
-	out := make([]string, 0, len(byRank))
-	for n := 1; len(out) < len(byRank); n++ {
-		if name, ok := byRank[n]; ok {
-			out = append(out, name)
-		}
-	}
-	return out, time.Since(t0)
-}
-
-// score turns result file names into dia_ids and computes recall.
-func score(c *conv, q qa, ev []string, names []string) record {
-	r := record{Conv: c.ID, Question: q.Question, Category: q.Category, Evidence: ev}
-	want := map[string]bool{}
-	for _, id := range ev {
-		want[id] = true
-		t := c.Turns[id]
-		r.EvText = append(r.EvText, id+" "+t.Speaker+": "+t.Text)
-	}
-	h5, h10 := 0, 0
-	for i, n := range names {
-		id := strings.ReplaceAll(strings.TrimSuffix(n, ".md"), "_", ":") // dia_ids hold no '_'
-		if _, ok := c.Turns[id]; !ok {
-			id = "?" + n // not a turn of this conversation
-		}
-		r.Top = append(r.Top, id)
-		r.Hit = append(r.Hit, want[id])
-		h5, h10 = h5+b2i(want[id] && i < 5), h10+b2i(want[id] && i < 10)
-	}
-	if len(r.Top) > 0 {
-		r.FirstText = r.Top[0] + " " + c.Turns[r.Top[0]].Speaker + ": " + c.Turns[r.Top[0]].Text
-	}
-	r.Recall5, r.Recall10 = float64(h5)/float64(len(ev)), float64(h10)/float64(len(ev))
-	return r
 }

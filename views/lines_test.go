@@ -1,0 +1,58 @@
+package views
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// TestLineResultReader: a line's result is computed for its reader: one
+// that may not read the log gets nothing of it (the mount passes
+// views.Filter{May: ...} for a restricted reader, fusefs/reader.go).
+func TestLineResultReader(t *testing.T) {
+	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	e := NewEngine(nil)
+	st, err := store.Open(kv, store.Options{OnChange: e.Handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e.Start(st)
+	defer e.Stop()
+	in, err := st.Create(store.RootIno, "log.jsonl", 0o644, store.Owner{})
+	if err == nil {
+		err = st.Open(in.Ino, false)
+	}
+	if err == nil {
+		_, err = st.WriteAt(in.Ino, []byte("{\"user\":\"a\",\"text\":\"one\"}\n{\"user\":\"b\",\"text\":\"two kayaks\"}\n{\"user\":\"a\",\"text\":\"three\"}\n"), 0)
+		err = errors.Join(err, st.Release(in.Ino))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := ParseQuery("kayaks")
+	rs := e.Search(q, Filter{})
+	if len(rs) == 0 || rs[0].Line != 2 {
+		t.Fatalf("results %+v", rs)
+	}
+	b, err := e.LineResult(rs[0].Ino, 2, Filter{})
+	if err != nil || !strings.Contains(string(b), "2:{") || !strings.Contains(string(b), "1-{") || !strings.Contains(string(b), "3-{") {
+		t.Fatalf("%s %v", b, err)
+	}
+	if _, err := e.LineResult(rs[0].Ino, 2, Filter{May: func(uint64) bool { return false }}); err == nil {
+		t.Fatal("a reader who may not read the log got its line")
+	}
+	if b, err := e.LineResult(rs[0].Ino, 1, Filter{Users: []string{"a"}}); err != nil || strings.Contains(string(b), "kayaks") {
+		t.Fatalf("user a's result shows b's line: %s %v", b, err)
+	}
+	if got := e.Lines(rs[0].Ino); len(got) != 3 || got[1].Users[0] != "b" {
+		t.Fatalf("Lines %+v", got)
+	}
+}

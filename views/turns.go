@@ -1,0 +1,166 @@
+package views
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/memory"
+)
+
+// Results that point at the turn. A search result for a log's line is
+// not the whole log but that line with lineContext lines before and
+// after it (LineResult), and context/ quotes the same turns (turnSection),
+// with the summary.md of the log's directory when it has one. Only the
+// neighbours that pass the line-level part of the search's filter are
+// shown (a user-scoped search shows that user's lines), and a reader
+// that may not read the log gets nothing of it.
+
+// lineContext is how many lines before and after a matching line its
+// result shows.
+const lineContext = 2
+
+// lineFilter is the line-level part of f for search (nil when f has none).
+func (e *Engine) lineFilter(f Filter) func(ino uint64, part uint32) bool {
+	if !f.lineFiltered() {
+		return nil
+	}
+	return func(ino uint64, part uint32) bool { return lineMatch(e.entry(ino), part, f) }
+}
+
+// logLine returns the bytes of line n of the log ino, as indexed.
+func (e *Engine) logLine(ino uint64, n uint32) ([]byte, bool) {
+	ent := e.entry(ino)
+	if ent == nil {
+		return nil, false
+	}
+	l, ok := ent.log.line(n)
+	if !ok {
+		return nil, false
+	}
+	buf := make([]byte, l.size)
+	m, err := e.st.ReadAt(ino, buf, int64(l.off))
+	return buf[:m], err == nil && m == len(buf)
+}
+
+// turn is one line of a log shown with a result.
+type turn struct {
+	LineMeta
+	raw   []byte
+	match bool
+}
+
+// turns returns line n of the log ino and its neighbours that pass f's
+// line-level part (n itself must), in order.
+func (e *Engine) turns(ino uint64, n uint32, f Filter) ([]turn, error) {
+	ent := e.entry(ino)
+	if ent == nil || ent.log == nil || f.May != nil && !f.May(ino) {
+		return nil, syscall.ENOENT
+	}
+	lines := ent.log.lines
+	i := sort.Search(len(lines), func(i int) bool { return lines[i].Line >= n })
+	if i == len(lines) || lines[i].Line != n || !lineMatch(ent, n, f) {
+		return nil, syscall.ENOENT
+	}
+	var out []turn
+	for j := max(0, i-lineContext); j < min(len(lines), i+lineContext+1); j++ {
+		l := lines[j]
+		if j != i && !lineMatch(ent, l.Line, f) {
+			continue
+		}
+		buf := make([]byte, l.size)
+		m, err := e.st.ReadAt(ino, buf, int64(l.off))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, turn{LineMeta: l, raw: buf[:m], match: j == i})
+	}
+	return out, nil
+}
+
+// LineResult is the content of a search result for line n of the log
+// ino within filter f (the view's scope and the query's filters): a
+// header naming the log and the lines, then the lines as they are in the
+// log, each after its number and ':' for the match or '-' for a
+// neighbour (as grep -n -C prints them).
+func (e *Engine) LineResult(ino uint64, n uint32, f Filter) ([]byte, error) {
+	e.Ready()
+	ts, err := e.turns(ino, n, f)
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.st.Path(ino)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s#L%d (lines %d-%d; ':' marks the match, '-' its neighbours)\n", p, n, ts[0].Line, ts[len(ts)-1].Line)
+	for _, t := range ts {
+		mark := "-"
+		if t.match {
+			mark = ":"
+		}
+		fmt.Fprintf(&b, "%d%s%s\n", t.Line, mark, t.raw)
+	}
+	return []byte(b.String()), nil
+}
+
+// turnSection is a log's matching line and its neighbours as Markdown for
+// context/: one item a line, "L<n> <speaker> (<date>): <text>", the match
+// in bold. Lines already shown (shown) are left out and marked shown; a
+// result whose own line was shown gives nothing.
+func (e *Engine) turnSection(r Result, f Filter, shown map[[2]uint64]bool) string {
+	ts, err := e.turns(r.Ino, r.Line, f)
+	if err != nil || shown[[2]uint64{r.Ino, uint64(r.Line)}] {
+		return "" // the turn is already quoted, as another's neighbour
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s#L%d\n\n", r.Path, r.Line)
+	n := 0
+	for _, t := range ts {
+		k := [2]uint64{r.Ino, uint64(t.Line)}
+		if shown[k] {
+			continue
+		}
+		shown[k] = true
+		n++
+		l := memory.ParseLine(t.raw)
+		who := ""
+		if l.Speaker != "" {
+			who = " " + l.Speaker
+		}
+		if l.Created != nil {
+			who += " (" + l.Created.UTC().Format("2006-01-02 15:04") + ")"
+		}
+		text := cut(l.Body, 2000)
+		if t.match {
+			text = "**" + text + "**"
+		}
+		fmt.Fprintf(&b, "- L%d%s: %s\n", t.Line, who, text)
+	}
+	if n == 0 {
+		return ""
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// summaryOf returns the summary.md beside the log ino (its path and
+// inode) when there is one that f keeps.
+func (e *Engine) summaryOf(ino uint64, f Filter) (string, uint64, bool) {
+	a, err := e.st.Attr(ino)
+	if err != nil || len(a.Links) == 0 {
+		return "", 0, false
+	}
+	in, err := e.st.Lookup(a.Links[0].Parent, "summary.md")
+	if err != nil || !in.IsReg() || !e.MatchIno(in.Ino, Filter{May: f.May, Users: f.Users, Archived: true}) {
+		return "", 0, false
+	}
+	p, err := e.st.Path(in.Ino)
+	if err != nil || path.Base(p) != "summary.md" {
+		return "", 0, false
+	}
+	return p, in.Ino, true
+}
