@@ -39,7 +39,7 @@ func TestMCPUserIsolation(t *testing.T) {
 
 	m = startMount(t, data, mnt, "--user", "alice")
 	p = startMCP(t, data, "--user", "alice")
-	if !strings.Contains(p.stderr.String(), "through the mount at "+mnt) {
+	if !p.saidOnStderr("through the mount at " + mnt) {
 		t.Errorf("mcp did not go through the mount: %s", p.stderr.String())
 	}
 	checkAliceMCP(t, p, "mounted")

@@ -29,7 +29,7 @@ func TestMCPThroughMount(t *testing.T) {
 	check(t, os.WriteFile(in("semantic/old.md"), []byte("to rename\n"), 0o644))
 	check(t, os.WriteFile(in("semantic/dir/a.md"), []byte("in a dir\n"), 0o644))
 	p := startMCP(t, data)
-	if !strings.Contains(p.stderr.String(), "through the mount at "+mnt) {
+	if !p.saidOnStderr("through the mount at " + mnt) {
 		t.Fatalf("mcp did not go through the mount: %s", p.stderr.String())
 	}
 
@@ -123,7 +123,7 @@ func TestMCPThroughMount(t *testing.T) {
 	if got := p.viewFile("/memories/semantic/k.md"); got != "v4\n" {
 		t.Errorf("view after the mount went away: %q", got)
 	}
-	if !strings.Contains(p.stderr.String(), "went away; the calls now go to the store, held by this process") {
+	if !p.saidOnStderr("went away; the calls now go to the store, held by this process") {
 		t.Errorf("the server did not say it took the store:\n%s", p.stderr.String())
 	}
 	p.memOK("command", "create", "path", "/memories/working/after.md", "file_text", "after the mount\n")

@@ -48,6 +48,17 @@ func startMCP(t testing.TB, data string, extra ...string) *mcpProc {
 	return p
 }
 
+// saidOnStderr reports whether the server's stderr says text, waiting a
+// little for it (stderr is copied from a pipe by a goroutine of exec).
+func (p *mcpProc) saidOnStderr(text string) bool {
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(p.stderr.String(), text) {
+			return true
+		}
+	}
+	return false
+}
+
 // stop closes the session: the server sees end of input and exits,
 // releasing the store.
 func (p *mcpProc) stop() {
