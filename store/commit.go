@@ -159,6 +159,17 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 			return nil, err
 		}
 	} // else hashed when the passthrough session is settled
+	var lines *lineScan
+	if isLogName(name) {
+		// What its lines name (loglines.go): from where the last scan
+		// ended when this is an append, else from the start.
+		from := uint64(0)
+		if r, err := s.storedRecord(f.ino); err == nil && f.appendOnly && r.LinesAt <= f.committedSize && !r.LinesUnknown {
+			from = r.LinesAt
+		}
+		sc := s.scanLines(f, from, size)
+		lines = &sc
+	}
 	toKV, err := s.ptCommitTemp(f, i, size)
 	if err != nil {
 		return nil, err
@@ -212,6 +223,9 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		rec.applyParse(p)
 		s.claim(rec)
 		rec.RelatedInos = s.resolveRelated(f.ino, rec.Meta.Related)
+	}
+	if lines != nil {
+		rec.applyLines(*lines)
 	}
 	rec.HashState, rec.HashSize = state, size
 	if changed {

@@ -209,6 +209,9 @@ func (b *bulk) addFile(dst string, data []byte, perm uint32, own Owner, mtime in
 		Atime: mtime, Mtime: mtime, Ctime: s.now().UnixNano(), Btime: mtime, Links: []Link{{parent, name}}}
 	rec := &Record{Version: 1, Modified: mtime, Owner: b.owner}
 	rec.applyParse(memory.Parse(name, data))
+	if isLogName(name) {
+		rec.applyLines(scanBytes(0, data))
+	}
 	if b.owner == s.opts.User {
 		s.claim(rec) // written by the store's user, not by maintenance
 	}

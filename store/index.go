@@ -64,6 +64,7 @@ func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) e
 		}
 		s.accMu.Unlock()
 		in := info(&i, p, x.r)
+		s.partialInfo(&in)
 		in.Related = s.relatedPaths(x.r, may)
 		s.maintenanceMarks(&in, x.r, may)
 		if err := fn(in); err != nil {

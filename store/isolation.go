@@ -40,6 +40,9 @@ func (r *Record) audience() []string {
 	if r.Owner != "" {
 		return []string{r.Owner}
 	}
+	if len(r.Meta.Users) == 0 && !r.LinePublic && len(r.LineUsers) > 0 {
+		return r.LineUsers // a log every line of which names its users
+	}
 	return r.Meta.Users
 }
 
@@ -54,6 +57,9 @@ func (r *Record) visibleTo(u string) bool {
 	}
 	if r.unsure() {
 		return false
+	}
+	if r.partial(u) {
+		return r.partialVisible(u) // a shared log: if some line is u's to see
 	}
 	a := r.audience()
 	return len(a) == 0 || slices.Contains(a, u)
@@ -70,7 +76,7 @@ func (s *Store) ownRecord(r *Record) bool {
 		return true
 	}
 	a := r.audience()
-	return !r.unsure() && len(a) == 1 && a[0] == u
+	return !r.unsure() && !r.partial(u) && len(a) == 1 && a[0] == u
 }
 
 // Visible reports whether ino is shown to the store's user.

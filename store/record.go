@@ -29,14 +29,18 @@ type Record struct {
 	BodyOffset   int         `json:"body_offset,omitempty"`
 	HashState    []byte      `json:"hash_state,omitempty"` // sha256 state at HashSize (large files)
 	HashSize     uint64      `json:"hash_size,omitempty"`
-	Owner        string      `json:"owner,omitempty"`        // the user whose mount created it (isolation.go)
-	Unreadable   bool        `json:"unreadable,omitempty"`   // its metadata block could not be read (isolation.go)
-	RelatedInos  []uint64    `json:"related_inos,omitempty"` // Meta.Related resolved at commit (links.go); 0: not a file here
-	Cold         bool        `json:"cold,omitempty"`         // marked cold by maintenance (maintain.go)
-	DuplicateOf  uint64      `json:"duplicate_of,omitempty"` // an earlier memory with the same bytes (maintain.go)
-	Lineage      uint64      `json:"lineage,omitempty"`      // the inode the memory was first created as, when a save moved it on (saves.go); 0: this one
-	Successor    uint64      `json:"successor,omitempty"`    // the inode a save moved the memory on to (saves.go)
-	Trashed      int64       `json:"trashed,omitempty"`      // when it was moved to the trash
+	Owner        string      `json:"owner,omitempty"`         // the user whose mount created it (isolation.go)
+	Unreadable   bool        `json:"unreadable,omitempty"`    // its metadata block could not be read (isolation.go)
+	RelatedInos  []uint64    `json:"related_inos,omitempty"`  // Meta.Related resolved at commit (links.go); 0: not a file here
+	Cold         bool        `json:"cold,omitempty"`          // marked cold by maintenance (maintain.go)
+	DuplicateOf  uint64      `json:"duplicate_of,omitempty"`  // an earlier memory with the same bytes (maintain.go)
+	LineUsers    []string    `json:"line_users,omitempty"`    // logs: the users its lines name (loglines.go)
+	LinePublic   bool        `json:"line_public,omitempty"`   // logs: some line names no user
+	LinesAt      uint64      `json:"lines_at,omitempty"`      // logs: the lines before this offset were read
+	LinesUnknown bool        `json:"lines_unknown,omitempty"` // logs: too large to read line by line
+	Lineage      uint64      `json:"lineage,omitempty"`       // the inode the memory was first created as, when a save moved it on (saves.go); 0: this one
+	Successor    uint64      `json:"successor,omitempty"`     // the inode a save moved the memory on to (saves.go)
+	Trashed      int64       `json:"trashed,omitempty"`       // when it was moved to the trash
 	TrashedFrom  string      `json:"trashed_from,omitempty"`
 }
 
@@ -280,6 +284,7 @@ func (s *Store) Info(ino uint64) (Info, error) {
 		return Info{}, err
 	}
 	in := info(&i, p, r)
+	s.partialInfo(&in)
 	in.Ignored = i.IsReg() && s.Ignored(p, false)
 	in.Related = s.relatedPaths(r, nil)
 	s.maintenanceMarks(&in, r, nil)

@@ -123,6 +123,8 @@ type Store struct {
 	// legacyCommand: the stored policy's dropped consolidation section was
 	// logged.
 	legacyCommand atomic.Bool
+	// proj caches what a store's user sees of partial logs (loglines.go).
+	proj projections
 	// vacated: names memories just left, for a file created there to go
 	// on with (saves.go; mu).
 	vacated map[entryName]vacancy
@@ -362,6 +364,9 @@ func (s *Store) Attr(ino uint64) (Inode, error) {
 	c := *i
 	c.Links = append([]Link(nil), i.Links...)
 	s.icMu.RUnlock()
+	if b, ok, err := s.partialOf(ino); ok && err == nil {
+		c.Size = uint64(len(b)) // the part of a shared log the user sees
+	}
 	return c, nil
 }
 
