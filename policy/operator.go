@@ -20,6 +20,9 @@ type Operator struct {
 	// Consolidation writes summary.md of a session from its turns (on
 	// its stdin); unset, the summary is extractive.
 	Consolidation *Command `yaml:"consolidation"`
+	// Extraction writes the body of semantic/profiles/<user>.md from the
+	// user's own turns (on its stdin); unset, extractive.
+	Extraction *Command `yaml:"extraction"`
 }
 
 // Command is a program to run: no shell, an argv list. A shell is what
@@ -63,9 +66,11 @@ func ParseOperator(b []byte) (Operator, error) {
 	if err := d.Decode(&o); err != nil {
 		return Operator{}, fmt.Errorf("operator.yaml: %v", err)
 	}
-	if c := o.Consolidation; c != nil {
-		if err := c.validate(); err != nil {
-			return Operator{}, fmt.Errorf("operator.yaml: consolidation: %v", err)
+	for name, c := range map[string]*Command{"consolidation": o.Consolidation, "extraction": o.Extraction} {
+		if c != nil {
+			if err := c.validate(); err != nil {
+				return Operator{}, fmt.Errorf("operator.yaml: %s: %v", name, err)
+			}
 		}
 	}
 	return o, nil

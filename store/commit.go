@@ -221,7 +221,9 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 			p = memory.ParseLarge(name, pre[:n])
 		}
 		rec.applyParse(p)
-		s.claim(rec)
+		if !s.isInternal(f.ino) {
+			s.claim(rec) // the store's user wrote it, not maintenance
+		}
 		rec.RelatedInos = s.resolveRelated(f.ino, rec.Meta.Related)
 	}
 	if lines != nil {

@@ -2,24 +2,25 @@ package store
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"os/exec"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/policy"
 )
 
 // Consolidation (SPEC §6): a session directory under episodic/sessions/
-// with at least two turns and no summary.md gets one, written through the
+// with at least two turns — memory files, or the lines of a log such as
+// turns.jsonl (turns.go) — and no summary.md gets one, written through the
 // store like any memory (so it is indexed and versioned by the policy).
+// A summary consolidation wrote records what it covered (its front
+// matter's summary_turns and summary_source_bytes); when the session's
+// turns grow, the next pass writes it anew, a new version. A summary.md
+// someone else wrote is never touched.
 
 // sessionsDir holds the session directories consolidation looks at.
 const sessionsDir = "/episodic/sessions"
@@ -27,108 +28,121 @@ const sessionsDir = "/episodic/sessions"
 // summaryName is the file consolidation writes.
 const summaryName = "summary.md"
 
-// sessionsToSummarize lists the session directories of mems needing one,
-// with their turns in name order.
-func sessionsToSummarize(mems []Info) map[string][]Info {
-	turns := map[string][]Info{}
-	has := map[string]bool{}
+// summaryPlan is a summary to write (update 0) or to bring up to date.
+type summaryPlan struct {
+	dir    string
+	turns  []turn
+	who    []string // the summary's audience (nil: everyone)
+	update uint64   // the summary.md to rewrite, 0 for a new one
+	source uint64   // the bytes of the turns' memories
+}
+
+// summaryPlans lists the sessions of mems that need a summary or a newer
+// one. Only those are read.
+func (s *Store) summaryPlans(mems []Info) []summaryPlan {
+	bySession := map[string][]Info{}
+	summaries := map[string]Info{}
 	for _, in := range mems {
 		dir := path.Dir(in.Path)
 		if path.Dir(dir) != sessionsDir {
 			continue
 		}
 		if path.Base(in.Path) == summaryName {
-			has[dir] = true
+			summaries[dir] = in
 			continue
 		}
-		turns[dir] = append(turns[dir], in)
+		bySession[dir] = append(bySession[dir], in)
 	}
-	for dir, ts := range turns {
-		if has[dir] || len(ts) < 2 {
-			delete(turns, dir)
+	var out []summaryPlan
+	for dir, ms := range bySession {
+		var source uint64
+		for _, in := range ms {
+			source += in.Size
+		}
+		p := summaryPlan{dir: dir, source: source}
+		if sum, ok := summaries[dir]; ok {
+			covered, ours := summaryCovers(sum)
+			if !ours || covered == source {
+				continue // written by someone else, or up to date
+			}
+			p.update = sum.Ino
+		}
+		turns, err := s.sessionTurns(ms)
+		if err != nil || len(turns) < 2 {
 			continue
 		}
-		sort.Slice(ts, func(a, b int) bool { return ts[a].Path < ts[b].Path })
+		who, ok := turnsAudience(turns)
+		if !ok {
+			continue // turns of users who cannot see each other's
+		}
+		p.turns, p.who = turns, who
+		out = append(out, p)
 	}
-	return turns
+	sort.Slice(out, func(a, b int) bool { return out[a].dir < out[b].dir })
+	return out
 }
 
-// summarize writes dir/summary.md from the turns, with the operator's
-// command when there is one (c nil: extractive). The summary is seen by
-// whoever sees every turn (sharedAudience): it belongs to that user, or
-// names those users in its front matter.
-func (s *Store) summarize(dir string, turns []Info, c *policy.Command) error {
-	users, ok := sharedAudience(turns)
-	if !ok {
-		return fmt.Errorf("the turns belong to users who cannot see each other's")
+// summaryCovers reads what a summary consolidation wrote covered; ours is
+// false for a summary.md written by anyone else.
+func summaryCovers(in Info) (source uint64, ours bool) {
+	switch v := in.Extra["summary_source_bytes"].(type) {
+	case int:
+		return uint64(v), v >= 0
+	case uint64:
+		return v, true
+	case float64:
+		return uint64(v), v >= 0
 	}
-	var in bytes.Buffer
-	for _, t := range turns {
-		b, err := s.readAllOf(t)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&in, "## %s\n\n%s\n\n", path.Base(t.Path), bytes.TrimSpace(b[min(len(b), t.BodyOffset):]))
-	}
-	var out []byte
+	return 0, false
+}
+
+// summarize writes (or brings up to date) the summary of p, with the
+// operator's command when there is one (c nil: extractive). The summary
+// is seen by whoever sees every turn: it belongs to that user, or names
+// those users in its front matter.
+func (s *Store) summarize(p summaryPlan, c *policy.Command) error {
+	var body []byte
 	if c != nil {
-		b, err := runCommand(c, &in)
+		b, err := runCommand("consolidation", c, bytes.NewReader(turnsText(p.turns)))
 		if err != nil {
 			return err
 		}
-		out = b
+		body = b
 	} else {
-		out = extractive(path.Base(dir), turns, in.String())
+		body = extractive(path.Base(p.dir), p.turns)
+	}
+	text := summaryText(body, p)
+	if p.update != 0 {
+		return s.rewriteInternal(p.update, text)
 	}
 	owner := ""
-	if len(users) == 1 {
-		owner = users[0]
+	if len(p.who) == 1 {
+		owner = p.who[0]
 	}
-	return s.writeNew(dir, summaryName, withAudience(out, users), owner)
+	return s.writeNew(p.dir, summaryName, text, owner)
 }
 
-// sharedAudience is who sees every one of mems: nil for everyone (all are
-// public), else the users in every audience; ok is false when that is no
-// one, or a memory's audience is unknown.
-func sharedAudience(mems []Info) (users []string, ok bool) {
-	var set map[string]bool
-	for _, m := range mems {
-		if m.unsure {
-			return nil, false
-		}
-		if len(m.Users) == 0 {
-			continue // public: seen by everyone
-		}
-		next := map[string]bool{}
-		for _, u := range m.Users {
-			if set == nil || set[u] {
-				next[u] = true
-			}
-		}
-		if len(next) == 0 {
-			return nil, false
-		}
-		set = next
+// summaryText puts the front matter consolidation owns on a summary's
+// body: type, who may see it (users), what it covers. Whatever front
+// matter the body had is dropped, so a command's output cannot widen who
+// sees it.
+func summaryText(body []byte, p summaryPlan) []byte {
+	body = dropFrontMatter(body)
+	var b strings.Builder
+	b.WriteString("---\ntype: summary\ntags: [summary]\n")
+	if len(p.who) > 0 {
+		b.WriteString("users: [" + strings.Join(quoteAll(p.who), ", ") + "]\n")
 	}
-	for u := range set {
-		users = append(users, u)
-	}
-	sort.Strings(users)
-	return users, true
+	fmt.Fprintf(&b, "summary_turns: %d\nsummary_source_bytes: %d\n---\n", len(p.turns), p.source)
+	return append([]byte(b.String()), body...)
 }
 
-// withAudience makes a summary name exactly users in its front matter
-// (none: left as it is): whatever front matter the text had is replaced,
-// so a command's output cannot widen who sees it.
-func withAudience(text []byte, users []string) []byte {
-	if len(users) == 0 {
-		return text
+// dropFrontMatter is b without its front matter, if it has one.
+func dropFrontMatter(b []byte) []byte {
+	if pr := memory.Parse(summaryName, b); pr.BodyOffset > 0 {
+		return b[pr.BodyOffset:]
 	}
-	if p := memory.Parse(summaryName, text); p.BodyOffset > 0 {
-		text = text[p.BodyOffset:]
-	}
-	fm := "---\ntype: summary\ntags: [summary]\nusers: [" + strings.Join(quoteAll(users), ", ") + "]\n---\n"
-	return append([]byte(fm), text...)
+	return b
 }
 
 func quoteAll(l []string) []string {
@@ -139,69 +153,25 @@ func quoteAll(l []string) []string {
 	return out
 }
 
-// commandOutputMax bounds what a command may write (a summary).
-const commandOutputMax = 1 << 20
-
-// runCommand runs the operator's program (no shell) with stdin, within its
-// timeout, and returns its output. Past the timeout its whole process
-// group is killed.
-func runCommand(c *policy.Command, stdin io.Reader) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(c.Timeout))
-	defer cancel()
-	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
-	cmd.Stdin = stdin
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	var stdout, stderr capped
-	stdout.max, stderr.max = commandOutputMax, 4096
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	name := path.Base(c.Argv[0])
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("consolidation command %s timed out after %v", name, time.Duration(c.Timeout))
-	case err != nil:
-		return nil, fmt.Errorf("consolidation command %s failed: %v: %s", name, err, strings.TrimSpace(stderr.String()))
-	case stdout.over:
-		return nil, fmt.Errorf("consolidation command %s wrote more than %d bytes", name, commandOutputMax)
-	case len(bytes.TrimSpace(stdout.Bytes())) == 0:
-		return nil, fmt.Errorf("consolidation command %s wrote nothing", name)
-	}
-	return stdout.Bytes(), nil
-}
-
-// capped keeps the first max bytes written to it.
-type capped struct {
-	bytes.Buffer
-	max  int
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); len(p) > room {
-		c.over = true
-		c.Buffer.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.Buffer.Write(p)
-}
-
 // extractive is the default summary: the first sentence of each turn.
-func extractive(session string, turns []Info, text string) []byte {
+func extractive(session string, turns []turn) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "---\ntype: summary\ntags: [summary]\n---\n# Summary of %s (%d turns, extractive)\n\n", session, len(turns))
-	for _, part := range strings.Split(text, "## ")[1:] {
-		name, body, _ := strings.Cut(part, "\n")
-		body = strings.Join(strings.Fields(body), " ")
+	fmt.Fprintf(&b, "# Summary of %s (%d turns, extractive)\n\n", session, len(turns))
+	for _, t := range turns {
+		body := strings.Join(strings.Fields(t.body), " ")
 		if end := strings.IndexAny(body, ".!?"); end >= 0 && end < 200 {
 			body = body[:end+1]
 		} else if len(body) > 200 {
 			body = body[:200] + "…"
 		}
-		if body != "" {
-			fmt.Fprintf(&b, "- %s: %s\n", name, body)
+		if body == "" {
+			continue
 		}
+		who := t.name
+		if t.speaker != "" {
+			who += " (" + t.speaker + ")"
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", who, body)
 	}
 	return []byte(b.String())
 }
@@ -223,4 +193,28 @@ func (s *Store) writeNew(dir, name string, data []byte, owner string) error {
 		return err
 	}
 	return b.flush()
+}
+
+// rewriteInternal replaces the content of ino for maintenance, whoever the
+// store is open for: the change is not the store's user's (no isolation
+// check, no claim), and the memory keeps its owner.
+func (s *Store) rewriteInternal(ino uint64, data []byte) error {
+	s.filesMu.Lock()
+	s.internal[ino]++
+	s.filesMu.Unlock()
+	defer func() {
+		s.filesMu.Lock()
+		if s.internal[ino]--; s.internal[ino] <= 0 {
+			delete(s.internal, ino)
+		}
+		s.filesMu.Unlock()
+	}()
+	return s.overwrite(ino, data)
+}
+
+// isInternal reports whether maintenance is writing ino (rewriteInternal).
+func (s *Store) isInternal(ino uint64) bool {
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	return s.internal[ino] > 0
 }

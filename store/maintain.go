@@ -141,15 +141,21 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			}
 		}
 	}
-	sessions := sessionsToSummarize(mems)
-	for dir, turns := range sessions {
-		who, ok := sharedAudience(turns)
-		if !ok {
-			delete(sessions, dir) // turns of users who cannot see each other's
-			continue
+	plans := map[string]summaryPlan{}
+	for _, p := range s.summaryPlans(mems) {
+		plans[p.dir] = p
+		reason := fmt.Sprintf("a session of %d turns without %s", len(p.turns), summaryName)
+		if p.update != 0 {
+			reason = fmt.Sprintf("the session's turns changed since its summary (%d turns now)", len(p.turns))
 		}
-		r.Actions = append(r.Actions, Action{Kind: "summary", Path: dir, To: dir + "/" + summaryName, who: who,
-			Reason: fmt.Sprintf("a session of %d turns without %s", len(turns), summaryName)})
+		r.Actions = append(r.Actions, Action{Kind: "summary", Path: p.dir, To: p.dir + "/" + summaryName, who: p.who, Reason: reason})
+	}
+	profiles := map[string]profilePlan{}
+	for _, p := range s.profilePlans(mems) {
+		to := profilesDir + "/" + p.user + ".md"
+		profiles[to] = p
+		r.Actions = append(r.Actions, Action{Kind: "profile", Path: to, who: []string{p.user},
+			Reason: fmt.Sprintf("%d statements %s made about themselves", len(p.statements), p.user)})
 	}
 	// By path; a session's summary is written before the session moves.
 	sort.SliceStable(r.Actions, func(a, b int) bool {
@@ -168,9 +174,12 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		// single scheduler thread (cmd/mnemofs leaveACPU).
 		runtime.Gosched()
 		var err error
-		if a.Kind == "summary" {
-			err = s.summarize(a.Path, sessions[a.Path], op.Consolidation)
-		} else {
+		switch a.Kind {
+		case "summary":
+			err = s.summarize(plans[a.Path], op.Consolidation)
+		case "profile":
+			err = s.writeProfile(profiles[a.Path], op.Extraction)
+		default:
 			err = s.applyAction(a)
 		}
 		if err != nil {

@@ -125,7 +125,7 @@ func TestConsolidation(t *testing.T) {
 	sum, err := s.Lookup(a, "summary.md")
 	must(t, err)
 	got := string(readAll(t, s, sum.Ino))
-	for _, want := range []string{"type: summary", "turn-1.md: We should fly to Lisbon.", "turn-2.md: Agreed, book the flight for May!"} {
+	for _, want := range []string{"type: summary", "turn-1.md (alice): We should fly to Lisbon.", "turn-2.md (bob): Agreed, book the flight for May!"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}

@@ -116,8 +116,8 @@ func (s *Store) logMaintenance(r *MaintainReport, audience map[uint64]Info) erro
 			text += " -> " + a.To
 		}
 		l := line(text+" ("+a.Reason+")", false, a.ino)
-		if a.Kind == "summary" {
-			l.Users = a.who // the summary's own audience; nil: public
+		if a.Kind == "summary" || a.Kind == "profile" {
+			l.Users = a.who // what it writes: its own audience; nil, public
 		}
 		p.Lines = append(p.Lines, l)
 	}

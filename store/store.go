@@ -123,6 +123,9 @@ type Store struct {
 	// legacyCommand: the stored policy's dropped consolidation section was
 	// logged.
 	legacyCommand atomic.Bool
+	// internal: the inodes maintenance is writing (rewriteInternal;
+	// filesMu).
+	internal map[uint64]int
 	// proj caches what a store's user sees of partial logs (loglines.go).
 	proj projections
 	// vacated: names memories just left, for a file created there to go
@@ -157,7 +160,7 @@ const idLease = 4096
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
-		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, ending: map[uint64]chan struct{}{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{},
+		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, ending: map[uint64]chan struct{}{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{},
 		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
 		recs: cache.NewFill[uint64, Record](4096)}
 	if s.now == nil {
