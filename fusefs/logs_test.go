@@ -211,3 +211,27 @@ func TestContextQuotesTurns(t *testing.T) {
 		t.Fatalf("context holds raw log lines:\n%s", ctx)
 	}
 }
+
+// TestLogLinesInByDate: a log is under by-date/ for each day its lines
+// name, also for lines appended later.
+func TestLogLinesInByDate(t *testing.T) {
+	tf := testMount(t)
+	p := tf.path("episodic/days.jsonl")
+	must(t, os.WriteFile(p, []byte(`{"created":"2024-03-01","text":"first day"}`+"\n"+`{"created":"2024-03-05","text":"second day"}`+"\n"), 0o644))
+	for _, d := range []string{"2024/03/01", "2024/03/05"} {
+		if _, err := os.Stat(tf.path("by-date/" + d + "/episodic/days.jsonl")); err != nil {
+			t.Errorf("by-date/%s: %v", d, err)
+		}
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString(`{"created":"2024-04-10","text":"later"}` + "\n")
+	must(t, err)
+	must(t, f.Close())
+	if _, err := os.Stat(tf.path("by-date/2024/04/10/episodic/days.jsonl")); err != nil {
+		t.Errorf("by-date/2024/04/10 after an append: %v", err)
+	}
+	if _, err := os.Stat(tf.path("by-date/2024/03/02")); err == nil {
+		t.Error("by-date/2024/03/02 exists")
+	}
+}

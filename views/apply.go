@@ -92,7 +92,11 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		ent.Modified = time.Unix(0, a.Mtime).UTC()
 		ent.log = old.log.extend(metas)
 		ent.Users, ent.Tags = addValues(slices.Clone(old.Users), ent.log.users), addValues(slices.Clone(old.Tags), ent.log.tags)
-		if len(ent.Users) != len(old.Users) || len(ent.Tags) != len(old.Tags) {
+		oldDays, oldUndated := 0, false
+		if old.log != nil {
+			oldDays, oldUndated = len(old.log.days), old.log.undated
+		}
+		if len(ent.Users) != len(old.Users) || len(ent.Tags) != len(old.Tags) || len(ent.log.days) != oldDays || ent.log.undated != oldUndated {
 			e.put(&ent, e.hidden[ino]) // new values: the facets change
 		} else {
 			e.cat[ino] = &ent

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,6 +94,16 @@ func (ent *Entry) each(fi int, fn func(string)) {
 			fn(v)
 		}
 	case fieldDate:
+		// A log is under each day its lines name (and its own, for the
+		// lines that name none).
+		if lg := ent.log; lg != nil && lg.hasLineDates {
+			for _, d := range lg.days {
+				fn(d)
+			}
+			if !lg.undated || slices.Contains(lg.days, ent.day()) {
+				return
+			}
+		}
 		fn(ent.day())
 	}
 }

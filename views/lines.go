@@ -41,7 +41,8 @@ type logLines struct {
 	users, tags  []string
 	first, last  time.Time // span of the lines' own times (zero: none)
 	hasLineDates bool
-	undated      bool // some line names no time
+	undated      bool     // some line names no time
+	days         []string // the days its lines name, as by-date/ does (the first memory.MaxValues)
 }
 
 // extend returns lg (nil: none yet) with more lines.
@@ -49,7 +50,7 @@ func (lg *logLines) extend(more []LineMeta) *logLines {
 	out := &logLines{}
 	if lg != nil {
 		*out = *lg
-		out.users, out.tags = slices.Clone(lg.users), slices.Clone(lg.tags)
+		out.users, out.tags, out.days = slices.Clone(lg.users), slices.Clone(lg.tags), slices.Clone(lg.days)
 	}
 	out.lines = append(out.lines, more...)
 	for _, l := range more {
@@ -64,6 +65,7 @@ func (lg *logLines) extend(more []LineMeta) *logLines {
 				out.last = l.Created
 			}
 			out.hasLineDates = true
+			out.days = addValues(out.days, []string{l.Created.UTC().Format("2006/01/02")})
 		}
 	}
 	return out
