@@ -132,6 +132,13 @@ func (d *yamlDecoder) mapping(n *yaml.Node) (map[string]any, error) {
 		}
 		null := k.ShortTag() == "!!null"
 		key := k.Value
+		if t := k.ShortTag(); !null && t != "!!str" {
+			// As yaml decodes a key into a map of strings (a !!binary
+			// one is its bytes, a bad one an error).
+			if err := k.Decode(&key); err != nil {
+				return nil, err
+			}
+		}
 		if null {
 			key = "\x00null" // null keys are dropped, but twice is an error, as in yaml
 		}
@@ -146,7 +153,7 @@ func (d *yamlDecoder) mapping(n *yaml.Node) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[k.Value] = val
+		out[key] = val
 	}
 	// Merged keys (<<: *base) never replace the mapping's own, and the
 	// first merge that sets a key wins.
