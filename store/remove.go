@@ -318,25 +318,5 @@ func (s *Store) Rmdir(dir uint64, name string) error {
 	return s.purge(ino)
 }
 
-// deleteKeys deletes keys: in one transaction when they are few (the
-// common case, cheaper than a batch), else through a batch.
-func (s *Store) deleteKeys(keys [][]byte) error {
-	if len(keys) <= 64 {
-		return s.kv.Update(func(t backend.Txn) error {
-			for _, k := range keys {
-				if err := t.Delete(k); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	b := s.kv.NewBatch()
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			b.Cancel()
-			return err
-		}
-	}
-	return b.Flush()
-}
+// deleteKeys deletes keys (backend.DeleteKeys).
+func (s *Store) deleteKeys(keys [][]byte) error { return backend.DeleteKeys(s.kv, keys) }

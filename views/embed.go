@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -68,17 +67,8 @@ func (e *Engine) SetEncoder(enc Encoder) {
 // load reads the stored vectors (dropping them all if another model made
 // them). It runs before the build, which then enqueues every memory.
 func (m *embedder) load(st *store.Store) error {
-	kv := st.KV()
 	id := []byte(fmt.Sprintf("%s/%d", m.enc.Name(), m.enc.Dim()))
-	var stored []byte
-	err := kv.View(func(t backend.Txn) error {
-		v, err := t.Get(backend.StoreKey("embed/model"))
-		stored = append(stored, v...)
-		if errors.Is(err, backend.ErrNotFound) {
-			return nil
-		}
-		return err
-	})
+	stored, err := st.EmbedModel()
 	if err != nil {
 		return err
 	}
@@ -86,39 +76,26 @@ func (m *embedder) load(st *store.Store) error {
 		if st.ReadOnly() {
 			return nil // another model's vectors: embed anew, in memory only
 		}
-		if err := deletePrefix(kv, backend.VectorPrefix()); err != nil {
-			return err
-		}
-		return kv.Update(func(t backend.Txn) error { return t.Set(backend.StoreKey("embed/model"), id) })
+		return st.ResetVectors(id)
 	}
-	var stale [][]byte
-	err = kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.VectorPrefix(), nil, false, func(k, v []byte) bool {
-			ino := backend.KeyIno(k)
+	var stale []uint64
+	err = st.ScanVectors(func(ino uint64, v []byte, live bool) bool {
+		if !live {
 			// Removed by an older version, whose purge left the vectors.
 			// (Existence, not visibility: another user's stay.)
-			if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
-				stale = append(stale, append([]byte(nil), k...))
-				return true
-			}
-			sha, vecs, err := decodeVectors(v, m.enc.Dim())
-			if err == nil && m.vec.Put(ino, vecs) == nil {
-				m.have[ino] = sha
-			}
+			stale = append(stale, ino)
 			return true
-		})
+		}
+		sha, vecs, err := decodeVectors(v, m.enc.Dim())
+		if err == nil && m.vec.Put(ino, vecs) == nil {
+			m.have[ino] = sha
+		}
+		return true
 	})
 	if err != nil || len(stale) == 0 || st.ReadOnly() {
 		return err
 	}
-	return kv.Update(func(t backend.Txn) error {
-		for _, k := range stale {
-			if err := t.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return st.DeleteVectors(stale...)
 }
 
 // enqueue marks a memory as changed.
@@ -141,7 +118,7 @@ func (m *embedder) remove(st *store.Store, ino uint64) {
 		delete(m.have, ino)
 		m.vec.Remove(ino)
 		if !st.ReadOnly() {
-			_ = st.KV().Update(func(t backend.Txn) error { return t.Delete(backend.VectorKey(ino)) })
+			_ = st.DeleteVectors(ino)
 		}
 	}
 }
@@ -271,7 +248,7 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 		// Still there? A removal after this check finds the vectors.
 		if _, err := e.st.Attr(j.ino); err == nil {
 			if !e.st.ReadOnly() { // else kept in memory only
-				err = e.st.KV().Update(func(t backend.Txn) error { return t.Set(backend.VectorKey(j.ino), encodeVectors(j.sha, vs)) })
+				err = e.st.PutVector(j.ino, encodeVectors(j.sha, vs))
 			}
 			if err == nil {
 				err = m.vec.Put(j.ino, vs)
@@ -358,27 +335,4 @@ func decodeVectors(b []byte, dim int) (string, [][]float32, error) {
 		vecs[k] = v
 	}
 	return sha, vecs, nil
-}
-
-func deletePrefix(kv backend.KV, p []byte) error {
-	var keys [][]byte
-	err := kv.View(func(t backend.Txn) error {
-		return t.Scan(p, nil, true, func(k, _ []byte) bool {
-			keys = append(keys, append([]byte(nil), k...))
-			return true
-		})
-	})
-	for len(keys) > 0 && err == nil {
-		n := min(len(keys), 1000)
-		err = kv.Update(func(t backend.Txn) error {
-			for _, k := range keys[:n] {
-				if err := t.Delete(k); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		keys = keys[n:]
-	}
-	return err
 }
