@@ -9,6 +9,7 @@ import (
 	"github.com/mnemofs/mnemofs/mcp"
 	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/transfer"
 	"github.com/mnemofs/mnemofs/views"
 )
 
@@ -75,11 +76,11 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		}
 		return r, err
 	case "import":
-		return st.Import(req.Src, req.To, store.ProgressFunc(p))
+		return transfer.Import(st, req.Src, req.To, transfer.Progress(p))
 	case "search":
 		return search(eng, req)
 	case "export":
-		return st.Export(req.Dest, req.From, store.ProgressFunc(p))
+		return transfer.Export(st, req.Dest, req.From, transfer.Progress(p))
 	case "policy-show":
 		b, err := st.PolicyBytes()
 		if err == nil && len(b) == 0 {

@@ -186,13 +186,13 @@ func (s *Store) readAllOf(in Info) ([]byte, error) {
 // writeNew creates dir/name with data for maintenance, belonging to owner
 // (Record.Owner; "" for none), whoever the store is open for.
 func (s *Store) writeNew(dir, name string, data []byte, owner string) error {
-	b := &bulk{s: s, owner: owner}
+	b := &Bulk{s: s, owner: owner}
 	own := Owner{Uid: uint32(syscall.Getuid()), Gid: uint32(syscall.Getgid())}
-	if err := b.addFile(path.Join(dir, name), data, 0o644, own, s.now().UnixNano()); err != nil {
-		b.cancel()
+	if err := b.AddFile(path.Join(dir, name), data, 0o644, own, s.now().UnixNano()); err != nil {
+		b.Cancel()
 		return err
 	}
-	return b.flush()
+	return b.Flush()
 }
 
 // rewriteInternal replaces the content of ino for maintenance, whoever the

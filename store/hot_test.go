@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/internal/storetest"
+	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/transfer"
 )
 
 // The content cache (hot.go) must never serve bytes older than the last
@@ -20,69 +23,55 @@ import (
 // hotStore opens a store with the content cache on, its content in KV
 // chunks only (blobs false, as an encrypted store) or in blob files past
 // one chunk (as the binary does otherwise).
-func hotStore(t *testing.T, blobs bool, clock *time.Time) *Store {
+func hotStore(t *testing.T, blobs bool, clock *time.Time) *store.Store {
 	t.Helper()
 	dir := t.TempDir()
 	kv, err := backend.OpenBadger(filepath.Join(dir, "db"), backend.Options{})
-	must(t, err)
-	o := Options{ScratchAge: -1, CacheBytes: 8 << 20}
+	storetest.Must(t, err)
+	o := store.Options{ScratchAge: -1, CacheBytes: 8 << 20}
 	if blobs {
 		o.BlobDir = filepath.Join(dir, "blobs")
 	}
 	if clock != nil {
 		o.Now = func() time.Time { return *clock }
 	}
-	s, err := Open(kv, o)
-	must(t, err)
+	s, err := store.Open(kv, o)
+	storetest.Must(t, err)
 	t.Cleanup(func() { s.Close(); kv.Close() })
 	return s
 }
 
 // readPath reads the whole file at p, and again from offset 3 in a small
 // buffer, and checks both against want.
-func readPath(t *testing.T, s *Store, p string, want []byte) {
+func readPath(t *testing.T, s *store.Store, p string, want []byte) {
 	t.Helper()
 	ino, err := s.Resolve(p)
-	must(t, err)
+	storetest.Must(t, err)
 	buf := make([]byte, len(want)+100)
 	n, err := s.ReadAt(ino, buf, 0)
-	must(t, err)
+	storetest.Must(t, err)
 	if !bytes.Equal(buf[:n], want) {
 		t.Fatalf("%s: read %d bytes %.40q…, want %d bytes %.40q…", p, n, buf[:n], len(want), want)
 	}
 	if len(want) > 3 {
 		part := make([]byte, min(len(want)-3, 1000))
 		n, err = s.ReadAt(ino, part, 3)
-		must(t, err)
+		storetest.Must(t, err)
 		if !bytes.Equal(part[:n], want[3:3+len(part)]) {
 			t.Fatalf("%s: read at offset 3 gives %.40q…, want %.40q…", p, part[:n], want[3:])
 		}
 	}
 }
 
-// warm reads p until the cache serves it (files up to HotFileMax).
-func warm(t *testing.T, s *Store, p string, want []byte) {
+// warm reads p until the cache serves it (files up to store.HotFileMax).
+func warm(t *testing.T, s *store.Store, p string, want []byte) {
 	t.Helper()
 	readPath(t, s, p, want)
-	before := s.hot.Stats().Hits
+	before := s.CacheStats()["content"].Hits
 	readPath(t, s, p, want)
-	if len(want) > 0 && len(want) <= HotFileMax && s.hot.Stats().Hits == before {
-		t.Fatalf("%s: a second read did not hit the cache (%+v)", p, s.hot.Stats())
+	if len(want) > 0 && len(want) <= store.HotFileMax && s.CacheStats()["content"].Hits == before {
+		t.Fatalf("%s: a second read did not hit the cache (%+v)", p, s.CacheStats()["content"])
 	}
-}
-
-func resolve(t *testing.T, s *Store, p string) uint64 {
-	t.Helper()
-	ino, err := s.Resolve(p)
-	must(t, err)
-	return ino
-}
-
-func mkdirs(t *testing.T, s *Store, p string) uint64 {
-	t.Helper()
-	d, err := s.mkdirAllLocked(p)
-	must(t, err)
-	return d
 }
 
 // fill is n bytes of one letter, so same-sized versions differ everywhere.
@@ -92,115 +81,115 @@ type hotCase struct {
 	name string
 	// change changes the file at p (content old) and returns its new
 	// content and where it is now.
-	change func(t *testing.T, s *Store, p string, old []byte) (string, []byte)
+	change func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte)
 }
 
 var hotCases = []hotCase{
-	{"WriteAt in place", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		ino := resolve(t, s, p)
-		must(t, s.Open(ino, false))
+	{"WriteAt in place", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		ino := storetest.Resolve(t, s, p)
+		storetest.Must(t, s.Open(ino, false))
 		_, err := s.WriteAt(ino, []byte("XY"), 1)
-		must(t, err)
-		must(t, s.Release(ino))
+		storetest.Must(t, err)
+		storetest.Must(t, s.Release(ino))
 		want := append([]byte(nil), old...)
 		copy(want[1:], "XY")
 		return p, want
 	}},
-	{"WriteAt past the end", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		ino := resolve(t, s, p)
-		must(t, s.Open(ino, false))
+	{"WriteAt past the end", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		ino := storetest.Resolve(t, s, p)
+		storetest.Must(t, s.Open(ino, false))
 		_, err := s.WriteAt(ino, []byte("tail"), int64(len(old)+5))
-		must(t, err)
-		must(t, s.Release(ino))
+		storetest.Must(t, err)
+		storetest.Must(t, s.Release(ino))
 		return p, append(append(append([]byte(nil), old...), make([]byte, 5)...), "tail"...)
 	}},
-	{"Append", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		appendBytes(t, s, resolve(t, s, p), []byte("appended\n"))
+	{"Append", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		storetest.AppendBytes(t, s, storetest.Resolve(t, s, p), []byte("appended\n"))
 		return p, append(append([]byte(nil), old...), "appended\n"...)
 	}},
-	{"rewrite with the same size", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
+	{"rewrite with the same size", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
 		want := fill(len(old), 'z')
-		rewrite(t, s, resolve(t, s, p), want)
+		storetest.Rewrite(t, s, storetest.Resolve(t, s, p), want)
 		return p, want
 	}},
-	{"Truncate shorter", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		must(t, s.Truncate(resolve(t, s, p), uint64(len(old)/2)))
+	{"Truncate shorter", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		storetest.Must(t, s.Truncate(storetest.Resolve(t, s, p), uint64(len(old)/2)))
 		return p, old[:len(old)/2]
 	}},
-	{"Truncate longer", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
+	{"Truncate longer", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
 		size := uint64(len(old) + 10)
-		_, err := s.SetAttr(resolve(t, s, p), AttrChange{Size: &size})
-		must(t, err)
+		_, err := s.SetAttr(storetest.Resolve(t, s, p), store.AttrChange{Size: &size})
+		storetest.Must(t, err)
 		return p, append(append([]byte(nil), old...), make([]byte, 10)...)
 	}},
-	{"rename over", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		dir := resolve(t, s, path.Dir(p))
+	{"rename over", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		dir := storetest.Resolve(t, s, path.Dir(p))
 		want := fill(len(old), 'r')
-		writeFile(t, s, dir, "other", want)
-		must(t, s.Rename(dir, "other", dir, path.Base(p), 0))
+		storetest.WriteFile(t, s, dir, "other", want)
+		storetest.Must(t, s.Rename(dir, "other", dir, path.Base(p), 0))
 		return p, want
 	}},
-	{"unlink and create again", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		dir := resolve(t, s, path.Dir(p))
+	{"unlink and create again", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		dir := storetest.Resolve(t, s, path.Dir(p))
 		_, err := s.Remove(dir, path.Base(p))
-		must(t, err)
+		storetest.Must(t, err)
 		want := fill(len(old), 'n')
-		writeFile(t, s, dir, path.Base(p), want)
+		storetest.WriteFile(t, s, dir, path.Base(p), want)
 		return p, want
 	}},
-	{"import over it", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
+	{"import over it", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
 		src := t.TempDir()
 		want := fill(len(old), 'i')
-		must(t, os.WriteFile(filepath.Join(src, path.Base(p)), want, 0o644))
-		_, err := s.Import(src, path.Dir(p), nil)
-		must(t, err)
+		storetest.Must(t, os.WriteFile(filepath.Join(src, path.Base(p)), want, 0o644))
+		_, err := transfer.Import(s, src, path.Dir(p), nil)
+		storetest.Must(t, err)
 		return p, want
 	}},
-	{"restore from history", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		ino := resolve(t, s, p)
-		rewrite(t, s, ino, fill(len(old), 'v'))
+	{"restore from history", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		ino := storetest.Resolve(t, s, p)
+		storetest.Rewrite(t, s, ino, fill(len(old), 'v'))
 		readPath(t, s, p, fill(len(old), 'v'))
 		vs, err := s.Versions(ino)
-		must(t, err)
+		storetest.Must(t, err)
 		if len(vs) == 0 {
 			t.Fatal("no version kept")
 		}
 		b, err := s.VersionContent(ino, vs[len(vs)-1].N)
-		must(t, err)
-		rewrite(t, s, ino, b) // as cp history/<path>/vN <path> does
+		storetest.Must(t, err)
+		storetest.Rewrite(t, s, ino, b) // as cp history/<path>/vN <path> does
 		return p, old
 	}},
-	{"maintenance move, then a write", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
+	{"maintenance move, then a write", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
 		*hotClock = hotClock.Add(30 * 24 * time.Hour)
-		r, err := s.Maintain(MaintainOptions{})
-		must(t, err)
+		r, err := s.Maintain(store.MaintainOptions{})
+		storetest.Must(t, err)
 		if len(r.Actions) != 1 || r.Actions[0].Kind != "archive" {
 			t.Fatalf("not archived: %+v", r)
 		}
 		np := r.Actions[0].To
-		ino := resolve(t, s, np)
+		ino := storetest.Resolve(t, s, np)
 		readPath(t, s, np, old)
 		want := fill(len(old), 'm')
-		rewrite(t, s, ino, want)
+		storetest.Rewrite(t, s, ino, want)
 		return np, want
 	}},
-	{"read while open for writing", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		ino := resolve(t, s, p)
-		must(t, s.Open(ino, false))
+	{"read while open for writing", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		ino := storetest.Resolve(t, s, p)
+		storetest.Must(t, s.Open(ino, false))
 		_, err := s.WriteAt(ino, []byte("dirty"), 0)
-		must(t, err)
+		storetest.Must(t, err)
 		want := append([]byte("dirty"), old[min(5, len(old)):]...)
 		readPath(t, s, p, want) // uncommitted: from the open state
 		readPath(t, s, p, want)
-		must(t, s.Release(ino))
+		storetest.Must(t, s.Release(ino))
 		return p, want
 	}},
-	{"the first bytes again", func(t *testing.T, s *Store, p string, old []byte) (string, []byte) {
-		ino := resolve(t, s, p)
-		rewrite(t, s, ino, fill(len(old), 'b'))
+	{"the first bytes again", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
+		ino := storetest.Resolve(t, s, p)
+		storetest.Rewrite(t, s, ino, fill(len(old), 'b'))
 		readPath(t, s, p, fill(len(old), 'b'))
 		readPath(t, s, p, fill(len(old), 'b'))
-		rewrite(t, s, ino, old)
+		storetest.Rewrite(t, s, ino, old)
 		return p, old
 	}},
 }
@@ -210,7 +199,7 @@ var hotCases = []hotCase{
 var hotClock *time.Time
 
 func TestHotCacheNeverStale(t *testing.T) {
-	sizes := []int{100, ChunkSize + 100, 200 << 10, HotFileMax + 1000}
+	sizes := []int{100, store.ChunkSize + 100, 200 << 10, store.HotFileMax + 1000}
 	for _, blobs := range []bool{false, true} {
 		for _, size := range sizes {
 			for _, c := range hotCases {
@@ -224,9 +213,9 @@ func TestHotCacheNeverStale(t *testing.T) {
 					if c.name == "maintenance move, then a write" {
 						dir = "/working/task"
 					}
-					d := mkdirs(t, s, dir)
-					old := pattern(size, 7)
-					writeFile(t, s, d, "f.md", old)
+					d := storetest.MkdirAll(t, s, dir)
+					old := storetest.Pattern(size, 7)
+					storetest.WriteFile(t, s, d, "f.md", old)
 					p := dir + "/f.md"
 					warm(t, s, p, old)
 					np, want := c.change(t, s, p, old)
@@ -243,19 +232,19 @@ func TestHotCacheNeverStale(t *testing.T) {
 // its hash, though the cache held the old bytes.
 func TestHotCacheAfterFsckRepair(t *testing.T) {
 	s := hotStore(t, false, nil)
-	ino := writeFile(t, s, RootIno, "a", []byte("hello"))
+	ino := storetest.WriteFile(t, s, store.RootIno, "a", []byte("hello"))
 	warm(t, s, "/a", []byte("hello"))
-	must(t, s.kv.Update(func(tx backend.Txn) error { return tx.Set(backend.ChunkKey(ino, 0), []byte("HELLO")) }))
+	storetest.Must(t, s.KV().Update(func(tx backend.Txn) error { return tx.Set(backend.ChunkKey(ino, 0), []byte("HELLO")) }))
 	_, err := s.Fsck(true)
-	must(t, err)
+	storetest.Must(t, err)
 	readPath(t, s, "/a", []byte("HELLO"))
 
 	// A fill is kept only when the bytes read hash to the record's
 	// SHA-256: here the record says "ok" while the chunk holds "OK" (as a
 	// reader sees when a commit lands between its record and its read).
-	ino = writeFile(t, s, RootIno, "b", []byte("ok"))
+	ino = storetest.WriteFile(t, s, store.RootIno, "b", []byte("ok"))
 	setChunk := func(b string) {
-		must(t, s.kv.Update(func(tx backend.Txn) error { return tx.Set(backend.ChunkKey(ino, 0), []byte(b)) }))
+		storetest.Must(t, s.KV().Update(func(tx backend.Txn) error { return tx.Set(backend.ChunkKey(ino, 0), []byte(b)) }))
 	}
 	setChunk("OK")
 	readPath(t, s, "/b", []byte("OK"))
@@ -272,7 +261,7 @@ func TestHotCacheConcurrentRewrites(t *testing.T) {
 		t.Run(fmt.Sprintf("blobs=%v", blobs), func(t *testing.T) {
 			s := hotStore(t, blobs, nil)
 			size := 40 << 10
-			ino := writeFile(t, s, RootIno, "f", fill(size, 'a'))
+			ino := storetest.WriteFile(t, s, store.RootIno, "f", fill(size, 'a'))
 			var wg sync.WaitGroup
 			stop := make(chan struct{})
 			errs := make(chan error, 4)
@@ -296,13 +285,13 @@ func TestHotCacheConcurrentRewrites(t *testing.T) {
 				}()
 			}
 			for v := 0; v < 200; v++ {
-				must(t, s.Open(ino, false))
+				storetest.Must(t, s.Open(ino, false))
 				_, err := s.WriteAt(ino, fill(size, 'a'+byte(v%26)), 0)
-				must(t, err)
-				must(t, s.Release(ino))
+				storetest.Must(t, err)
+				storetest.Must(t, s.Release(ino))
 				buf := make([]byte, size)
 				n, err := s.ReadAt(ino, buf, 0)
-				must(t, err)
+				storetest.Must(t, err)
 				if !bytes.Equal(buf[:n], fill(size, 'a'+byte(v%26))) {
 					t.Fatalf("version %d: read %q…", v, buf[:4])
 				}
@@ -313,7 +302,7 @@ func TestHotCacheConcurrentRewrites(t *testing.T) {
 			for err := range errs {
 				t.Error(err)
 			}
-			if st := s.hot.Stats(); st.Hits == 0 {
+			if st := s.CacheStats()["content"]; st.Hits == 0 {
 				t.Errorf("the cache was never used: %+v", st)
 			}
 		})
@@ -327,12 +316,12 @@ func TestHotCacheBoundsAndStats(t *testing.T) {
 	var inos []uint64
 	for k := 0; k < 60; k++ {
 		data := fill(200<<10, byte('a'+k%26))
-		ino := writeFile(t, s, RootIno, fmt.Sprintf("f%d", k), data)
+		ino := storetest.WriteFile(t, s, store.RootIno, fmt.Sprintf("f%d", k), data)
 		warm(t, s, fmt.Sprintf("/f%d", k), data)
 		inos = append(inos, ino)
 	}
 	st, err := s.Stats()
-	must(t, err)
+	storetest.Must(t, err)
 	c := st.Cache["content"]
 	if c.Bytes > c.MaxBytes || c.MaxBytes != 8<<20 || c.Evictions == 0 || c.Entries == 0 {
 		t.Fatalf("content cache %+v", c)
@@ -340,19 +329,19 @@ func TestHotCacheBoundsAndStats(t *testing.T) {
 	if _, ok := st.Cache["records"]; !ok {
 		t.Fatal("no record cache stats")
 	}
-	before := s.hot.Stats().Entries
-	s.opts.ScratchAge = time.Hour // young: really deleted, so purged
-	_, err = s.Remove(RootIno, "f59")
-	must(t, err)
-	if after := s.hot.Stats().Entries; after != before-1 {
+	before := s.CacheStats()["content"].Entries
+	s.SetScratchAge(time.Hour) // young: really deleted, so purged
+	_, err = s.Remove(store.RootIno, "f59")
+	storetest.Must(t, err)
+	if after := s.CacheStats()["content"].Entries; after != before-1 {
 		t.Fatalf("entries %d after removing a cached file, %d before", after, before)
 	}
 
-	off := newStore(t, Options{CacheBytes: -1})
-	writeFile(t, off, RootIno, "a", []byte("hello"))
+	off := storetest.NewStore(t, store.Options{CacheBytes: -1})
+	storetest.WriteFile(t, off, store.RootIno, "a", []byte("hello"))
 	readPath(t, off, "/a", []byte("hello"))
 	readPath(t, off, "/a", []byte("hello"))
-	if off.hot != nil || off.CacheStats()["content"].Hits != 0 {
+	if off.HotOn() || off.CacheStats()["content"].Hits != 0 {
 		t.Fatal("CacheBytes -1 did not turn the cache off")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -197,60 +195,6 @@ func TestFsckFindsAndRepairs(t *testing.T) {
 	must(t, err)
 	if !r.Clean {
 		t.Fatalf("still: %v", r.Problems)
-	}
-}
-
-func TestImportExportRoundTrip(t *testing.T) {
-	src := t.TempDir()
-	files := map[string][]byte{
-		"a.md":             []byte("---\nuser: x\n---\nhi"),
-		"sub/b.bin":        {0, 1, 2, 255},
-		"sub/deep/c.txt":   bytes.Repeat([]byte("c"), 3*ChunkSize+7),
-		"sub/empty":        nil,
-		"名前 with space.md": []byte("utf8"),
-	}
-	for p, b := range files {
-		must(t, os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755))
-		must(t, os.WriteFile(filepath.Join(src, p), b, 0o640))
-	}
-	must(t, os.Symlink("a.md", filepath.Join(src, "link")))
-	s := newStore(t, Options{})
-	res, err := s.Import(src, "/episodic/imp", nil)
-	must(t, err)
-	if res.Files != int64(len(files)) || res.Symlinks != 1 {
-		t.Fatalf("import %+v", res)
-	}
-	// Import twice: files are overwritten, not duplicated.
-	_, err = s.Import(src, "/episodic/imp", nil)
-	must(t, err)
-	out := filepath.Join(t.TempDir(), "out")
-	_, err = s.Export(out, "/episodic/imp", nil)
-	must(t, err)
-	for p, b := range files {
-		got, err := os.ReadFile(filepath.Join(out, p))
-		must(t, err)
-		if !bytes.Equal(got, b) {
-			t.Fatalf("%s differs", p)
-		}
-		fi, _ := os.Stat(filepath.Join(out, p))
-		if fi.Mode().Perm() != 0o640 {
-			t.Fatalf("%s mode %v", p, fi.Mode())
-		}
-	}
-	if l, _ := os.Readlink(filepath.Join(out, "link")); l != "a.md" {
-		t.Fatalf("link %q", l)
-	}
-	ino, err := s.Resolve("/episodic/imp/a.md")
-	must(t, err)
-	in, err := s.Info(ino)
-	must(t, err)
-	if len(in.Users) != 1 || in.Users[0] != "x" || in.SHA256 != sha(files["a.md"]) {
-		t.Fatalf("imported metadata %+v", in)
-	}
-	r, err := s.Fsck(false)
-	must(t, err)
-	if !r.Clean {
-		t.Fatalf("fsck: %v", r.Problems)
 	}
 }
 

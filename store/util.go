@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
@@ -13,8 +12,6 @@ func sha(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
-
-func unixTime(ns int64) time.Time { return time.Unix(0, ns) }
 
 func batchRecord(b backend.Batch, ino uint64, r *Record) error {
 	v, err := json.Marshal(r)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/transfer"
 	"github.com/mnemofs/mnemofs/views"
 )
 
@@ -24,7 +25,7 @@ func importCmd() *cobra.Command {
 		Short: "bulk-ingest a plain directory into the store",
 		Args:  exactArgs(1, "SRC"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res store.ImportResult
+			var res transfer.Result
 			bar := newBar("importing")
 			err := run(control.Request{Op: "import", Src: abs(args[0]), To: to}, bar.progress, &res)
 			bar.finish()
@@ -49,7 +50,7 @@ func exportCmd() *cobra.Command {
 		Short: "write the tree (or the part under --from) out as plain files",
 		Args:  exactArgs(1, "DEST"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res store.ImportResult
+			var res transfer.Result
 			bar := newBar("exporting")
 			err := run(control.Request{Op: "export", Dest: abs(args[0]), From: from}, bar.progress, &res)
 			bar.finish()

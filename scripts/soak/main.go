@@ -31,6 +31,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/store"
+	"github.com/mnemofs/mnemofs/transfer"
 )
 
 var (
@@ -338,7 +339,7 @@ func timePass(work string, n int) error {
 	}
 	defer st.Close()
 	t0 := time.Now()
-	if _, err := st.Import(src, "/", nil); err != nil {
+	if _, err := transfer.Import(st, src, "/", nil); err != nil {
 		return err
 	}
 	fmt.Printf("imported %d memories in %v\n", n, time.Since(t0).Round(time.Millisecond))

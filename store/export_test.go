@@ -1,0 +1,12 @@
+package store
+
+import "time"
+
+// What the external tests (package store_test, which may import lifecycle
+// and transfer) check of the store's insides.
+
+// SetScratchAge changes Options.ScratchAge of the open store s.
+func (s *Store) SetScratchAge(d time.Duration) { s.opts.ScratchAge = d }
+
+// HotOn reports whether the content cache is on.
+func (s *Store) HotOn() bool { return s.hot != nil }

@@ -1,0 +1,149 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// Import: a plain directory copied into the store. New files go through
+// the store's bulk writer (store.Bulk: one backend batch per importBatch
+// files), existing ones are overwritten; directories keep their source's
+// permission bits, files their bits and modification time, and everything
+// the uid and gid of its source. What is imported belongs to the store's
+// user (store.Options.User), as anything that user writes.
+
+// Progress reports done out of total units.
+type Progress func(done, total int64)
+
+// Result summarises an import or an export.
+type Result struct {
+	Files    int64    `json:"files"`
+	Dirs     int64    `json:"dirs"`
+	Symlinks int64    `json:"symlinks"`
+	Bytes    int64    `json:"bytes"`
+	Skipped  []string `json:"skipped,omitempty"`
+}
+
+// importBatch is how many new files are written per batch.
+const importBatch = 2000
+
+// Import copies the plain directory src into st under to ("/" or "" is
+// the root). Existing files are overwritten; progress counts files.
+func Import(st *store.Store, src, to string, progress Progress) (*Result, error) {
+	if progress == nil {
+		progress = func(int64, int64) {}
+	}
+	src, err := filepath.Abs(src)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(src)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("import: %s is not a directory", src)
+	}
+	to = path.Clean("/" + to)
+	type item struct {
+		rel string
+		d   fs.DirEntry
+	}
+	var items []item
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == src {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		items = append(items, item{filepath.ToSlash(rel), d})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	total := int64(len(items))
+	b := st.NewBulk()
+	for n, it := range items {
+		if n%importBatch == 0 {
+			if err := b.Flush(); err != nil {
+				return res, err
+			}
+			progress(int64(n), total)
+		}
+		dst := path.Join(to, it.rel)
+		full := filepath.Join(src, filepath.FromSlash(it.rel))
+		if err := importOne(st, b, full, dst, it.d, res); err != nil {
+			if errors.Is(err, errSkip) || errors.Is(err, store.ErrReserved) {
+				// A name the store reserves is skipped as well, in the
+				// same words.
+				res.Skipped = append(res.Skipped, it.rel+": "+errSkip.Error())
+				continue
+			}
+			b.Cancel()
+			return res, fmt.Errorf("import %s: %w", it.rel, err)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return res, err
+	}
+	progress(total, total)
+	return res, nil
+}
+
+var errSkip = errors.New("not a regular file, directory or symlink; skipped")
+
+func importOne(st *store.Store, b *store.Bulk, full, dst string, d fs.DirEntry, res *Result) error {
+	fi, err := d.Info()
+	if err != nil {
+		return err
+	}
+	sys, _ := fi.Sys().(*syscall.Stat_t)
+	own := store.Owner{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
+	if sys != nil {
+		own = store.Owner{Uid: sys.Uid, Gid: sys.Gid}
+	}
+	dir, name := path.Split(dst)
+	switch {
+	case fi.IsDir():
+		err := b.AddDir(dst, uint32(fi.Mode().Perm()), own)
+		res.Dirs++
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(full)
+		if err != nil {
+			return err
+		}
+		if err := b.Flush(); err != nil {
+			return err
+		}
+		parent, err := b.MkdirAll(dir, own)
+		if err != nil {
+			return err
+		}
+		if _, err := st.Symlink(parent, name, target, own); err != nil && !errors.Is(err, syscall.EEXIST) {
+			return err
+		}
+		res.Symlinks++
+		return nil
+	case fi.Mode().IsRegular():
+		data, err := os.ReadFile(full)
+		if err != nil {
+			return err
+		}
+		res.Files++
+		res.Bytes += int64(len(data))
+		return b.AddFile(dst, data, uint32(fi.Mode().Perm()), own, fi.ModTime().UnixNano())
+	}
+	return errSkip
+}
