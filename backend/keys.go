@@ -7,7 +7,9 @@ import "encoding/binary"
 // scans return them in numeric order.
 //
 //	s<name>                     store-wide values: "s" + "version", "nextino",
-//	                            "setting/<name>" (meta/policy.yaml: "policy")
+//	                            "setting/<name>" (meta/policy.yaml: "policy"),
+//	                            "<journal>/<key>" (store/journals.go; the
+//	                            passes of meta/maintenance.log: "maintlog/<time>")
 //	i<ino:8>                    inode record (store.Inode binary encoding;
 //	                            its Blob field names the generation of the
 //	                            blob file holding a large file's content)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/mcp"
 	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store"
@@ -67,7 +68,7 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 			}
 			now = t
 		}
-		return st.Maintain(store.MaintainOptions{Now: now, DryRun: req.DryRun})
+		return lifecycle.Maintain(st, lifecycle.Options{Now: now, DryRun: req.DryRun})
 	case "fsck":
 		r, err := st.Fsck(req.Repair)
 		if err == nil && req.Repair && eng != nil {

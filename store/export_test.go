@@ -5,6 +5,9 @@ import "time"
 // What the external tests (package store_test, which may import lifecycle
 // and transfer) check of the store's insides.
 
+// PackFiles is packFiles, the most files one pack takes.
+const PackFiles = packFiles
+
 // SetScratchAge changes Options.ScratchAge of the open store s.
 func (s *Store) SetScratchAge(d time.Duration) { s.opts.ScratchAge = d }
 

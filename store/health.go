@@ -19,9 +19,10 @@ type Growth struct {
 	PerDayByte int64  `json:"per_day_bytes"`
 }
 
-// sampleSize records today's size and returns the growth since the latest
-// earlier sample.
-func (s *Store) sampleSize(now time.Time, bytes int64) Growth {
+// SampleSize records today's size, bytes (the memories' total), and
+// returns the growth since the latest earlier sample. Stats takes one, and
+// so does every maintenance pass (package lifecycle).
+func (s *Store) SampleSize(now time.Time, bytes int64) Growth {
 	samples := map[string]int64{}
 	if b, err := s.Setting("size.samples"); err == nil && len(b) > 0 {
 		json.Unmarshal(b, &samples)

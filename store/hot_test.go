@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/internal/storetest"
+	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/transfer"
 )
@@ -161,7 +162,7 @@ var hotCases = []hotCase{
 	}},
 	{"maintenance move, then a write", func(t *testing.T, s *store.Store, p string, old []byte) (string, []byte) {
 		*hotClock = hotClock.Add(30 * 24 * time.Hour)
-		r, err := s.Maintain(store.MaintainOptions{})
+		r, err := lifecycle.Maintain(s, lifecycle.Options{})
 		storetest.Must(t, err)
 		if len(r.Actions) != 1 || r.Actions[0].Kind != "archive" {
 			t.Fatalf("not archived: %+v", r)

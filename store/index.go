@@ -171,7 +171,7 @@ func (s *Store) StatsFor(may func(ino uint64) bool) (Stats, error) {
 	}
 	lsm, vlog := s.kv.Size()
 	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog, "blobs": s.blobs.size()}
-	st.Growth = s.sampleSize(s.now(), int64(st.Bytes))
+	st.Growth = s.SampleSize(s.now(), int64(st.Bytes))
 	if st.Packs, err = s.Packs(); err != nil {
 		return st, err
 	}
@@ -195,7 +195,7 @@ func (s *Store) restrictedStats(may func(uint64) bool) (Stats, error) {
 			st.Errors++
 		}
 		if in.Size > 0 {
-			seen[in.SHA256+"\x00"+audienceKey(in)]++
+			seen[in.SHA256+"\x00"+AudienceKey(in)]++
 		}
 		dirs[path.Dir(in.Path)]++
 		return nil

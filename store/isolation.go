@@ -49,9 +49,10 @@ func (r *Record) audience() []string {
 // unsure reports whether nobody can tell whose the memory is.
 func (r *Record) unsure() bool { return r.Owner == "" && r.Unreadable }
 
-// visibleTo reports whether user u (""; unrestricted) sees a memory with
-// record r.
-func (r *Record) visibleTo(u string) bool {
+// VisibleTo reports whether user u (""; unrestricted) sees a memory with
+// record r (of the fields isolation reads: Owner, Meta.Users, Unreadable
+// and a log's line fields).
+func (r *Record) VisibleTo(u string) bool {
 	if u == "" {
 		return true
 	}
@@ -66,7 +67,7 @@ func (r *Record) visibleTo(u string) bool {
 }
 
 // visibleRecord reports whether a memory with record r is shown.
-func (s *Store) visibleRecord(r *Record) bool { return r.visibleTo(s.opts.User) }
+func (s *Store) visibleRecord(r *Record) bool { return r.VisibleTo(s.opts.User) }
 
 // ownRecord reports whether the store's user may change a memory with
 // record r: it is theirs alone.
@@ -235,9 +236,10 @@ func (s *Store) mayRename(oldDir uint64, oldName string, newDir uint64, newName 
 	return nil
 }
 
-// audienceKey names the audience of a memory: memories with one key are
-// seen by exactly the same users.
-func audienceKey(in Info) string {
+// AudienceKey names the audience of a memory: memories with one key are
+// seen by exactly the same users (a memory whose audience is unknown,
+// Info.Unsure, shares its key with no other).
+func AudienceKey(in Info) string {
 	if in.unsure {
 		return "?" + strconv.FormatUint(in.Ino, 10) // like no other
 	}

@@ -31,7 +31,11 @@ import (
 // lines' users, and the size of a log a partial view is made of.
 const lineScanMax = 64 << 20
 
-// isLogName reports whether name is a log, whose lines are memories.
+// IsLogName reports whether name is a log (.jsonl, .ndjson, .log), whose
+// lines are memories.
+func IsLogName(name string) bool { return isLogName(name) }
+
+// isLogName is IsLogName.
 func isLogName(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
 	case ".jsonl", ".ndjson", ".log":

@@ -108,11 +108,12 @@ func (s *Store) packable(i *Inode) bool {
 		len(i.Links) == 1 // a hard-linked file may be live elsewhere: left alone
 }
 
-// packTree packs the small files under the directory (or the file) ino,
-// where compressing saves bytes. The walk takes no lock; each pack is
+// PackTree packs the small files under the directory (or the file) ino,
+// where compressing saves bytes (which trees: package lifecycle, what a
+// pass archived). The walk takes no lock; each pack is
 // written under mu on its own, its members checked again there, so that
 // writers wait for one pack at most.
-func (s *Store) packTree(ino uint64) error {
+func (s *Store) PackTree(ino uint64) error {
 	var cands []uint64
 	var walk func(ino uint64) error
 	walk = func(ino uint64) error {

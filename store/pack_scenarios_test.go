@@ -35,7 +35,7 @@ func TestPackScenarios(t *testing.T) {
 	must(t, err)
 	_, err = s.Link(v, d, "link-b.md")
 	must(t, err)
-	must(t, s.packTree(d))
+	must(t, s.PackTree(d))
 	ps, _ := s.Packs()
 	t.Logf("packs %+v", ps)
 	fsckClean(t, s)

@@ -29,7 +29,7 @@ func packStress(t *testing.T, o Options, rounds int) {
 	var fails, back atomic.Int64
 	wg.Go(func() {
 		for !stop.Load() {
-			if err := s.packTree(d); err != nil {
+			if err := s.PackTree(d); err != nil {
 				t.Error(err)
 				return
 			}
@@ -87,7 +87,7 @@ func packStress(t *testing.T, o Options, rounds int) {
 	if fails.Load() > 0 {
 		t.Errorf("%d torn reads", fails.Load())
 	}
-	must(t, s.packTree(d))
+	must(t, s.PackTree(d))
 	bad := 0
 	for k, ino := range inos {
 		want := packContent(k, int(last[k].Load()))
@@ -109,7 +109,7 @@ func packStress(t *testing.T, o Options, rounds int) {
 }
 
 // TestPackStressFixedClock: writers rewrite files at the same size under a
-// frozen clock while packTree runs and readers read: no committed write is
+// frozen clock while PackTree runs and readers read: no committed write is
 // ever replaced by the older bytes a pack read (the check under the lock
 // compares record versions, not only size and times).
 func TestPackStressFixedClock(t *testing.T) {

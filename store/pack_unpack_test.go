@@ -18,7 +18,7 @@ func TestUnpackPersistsUncommittedSize(t *testing.T) {
 	for k := range 10 {
 		ino = writeFile(t, s, d, fmt.Sprintf("t%02d.md", k), packBody(k))
 	}
-	must(t, s.packTree(d))
+	must(t, s.PackTree(d))
 	must(t, s.Open(ino, false))
 	f := s.openState(ino)
 	i, _ := s.inode(ino)

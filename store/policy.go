@@ -58,9 +58,9 @@ func (s *Store) SetPolicy(b []byte) error {
 	return nil
 }
 
-// operator is the host-local configuration (Options.Operator), empty when
+// Operator is the host-local configuration (Options.Operator), empty when
 // there is none.
-func (s *Store) operator() (policy.Operator, error) {
+func (s *Store) Operator() (policy.Operator, error) {
 	if s.opts.Operator == nil {
 		return policy.Operator{}, nil
 	}

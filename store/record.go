@@ -228,6 +228,11 @@ type Info struct {
 	Ignored bool `json:"-"`
 }
 
+// Unsure reports whether nobody can tell whose the memory is: it has no
+// owner and its metadata could not be read (isolation.go), so no user
+// sees it.
+func (in Info) Unsure() bool { return in.unsure }
+
 // info builds the Info of a regular file from its inode, path and record.
 func info(i *Inode, p string, r *Record) Info {
 	in := Info{Path: p, PathBase64: ExactPath(p), Ino: i.Ino, Size: i.Size, SHA256: r.SHA256, Version: r.Version,

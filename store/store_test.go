@@ -44,6 +44,13 @@ func writeFile(t testing.TB, s *Store, dir uint64, name string, data []byte) uin
 	return i.Ino
 }
 
+// mkdirAllLocked is mkdirAll for tests.
+func (s *Store) mkdirAllLocked(p string) (uint64, error) {
+	s.mu.Lock()
+	defer s.unlock()
+	return s.mkdirAll(p, Owner{})
+}
+
 func readAll(t testing.TB, s *Store, ino uint64) []byte {
 	t.Helper()
 	a, err := s.Attr(ino)

@@ -151,7 +151,7 @@ func (s *Store) versionVisible(ino uint64, v *Version) bool {
 		r.applyParse(memory.Parse(path.Base(p), b))
 		r.Owner = cur.Owner
 	}
-	return r.visibleTo(s.opts.User)
+	return r.VisibleTo(s.opts.User)
 }
 
 // lineageOf is the lineage the versions of the memory ino are kept under.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/metrics"
 	"github.com/mnemofs/mnemofs/policy"
@@ -26,7 +27,7 @@ var MetaFiles = map[string]func(e *Engine, may May) ([]byte, error){
 	"stats.json":  func(e *Engine, may May) ([]byte, error) { return e.StatsJSON(may) },
 	"errors":      func(e *Engine, may May) ([]byte, error) { return Errors(e.st, may) },
 	"maintenance.log": func(e *Engine, may May) ([]byte, error) {
-		return e.st.MaintenanceLog(may)
+		return lifecycle.Log(e.st, may)
 	},
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/transfer"
 	"github.com/mnemofs/mnemofs/views"
@@ -84,7 +85,7 @@ func maintainCmd() *cobra.Command {
 				}
 				now = t.UTC().Format(time.RFC3339)
 			}
-			var r store.MaintainReport
+			var r lifecycle.Report
 			if err := run(control.Request{Op: "maintain", DryRun: dry, Now: now}, nil, &r); err != nil {
 				return err
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/embed"
 	"github.com/mnemofs/mnemofs/fusefs"
+	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
@@ -92,7 +93,7 @@ func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
 				continue
 			}
 			last = time.Now()
-			r, err := st.Maintain(store.MaintainOptions{})
+			r, err := lifecycle.Maintain(st, lifecycle.Options{})
 			switch {
 			case err != nil:
 				logger.Printf("maintenance: %v", err)

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/transfer"
 )
@@ -187,7 +188,7 @@ func run() error {
 			}
 		}
 		clock = clock.Add(24 * time.Hour)
-		rep, err := st.Maintain(store.MaintainOptions{})
+		rep, err := lifecycle.Maintain(st, lifecycle.Options{})
 		if err != nil {
 			return err
 		}
@@ -347,7 +348,7 @@ func timePass(work string, n int) error {
 	quiet := probe(st, 2*time.Second, nil)
 	fmt.Printf("write+read of a memory, idle store: %s\n", quiet)
 	t0 = time.Now()
-	rep, err := st.Maintain(store.MaintainOptions{DryRun: true})
+	rep, err := lifecycle.Maintain(st, lifecycle.Options{DryRun: true})
 	if err != nil {
 		return err
 	}
@@ -356,7 +357,7 @@ func timePass(work string, n int) error {
 	passDone := make(chan struct{})
 	during := make(chan string)
 	go func() { during <- probe(st, time.Hour, passDone) }()
-	rep, err = st.Maintain(store.MaintainOptions{})
+	rep, err = lifecycle.Maintain(st, lifecycle.Options{})
 	close(passDone)
 	fmt.Printf("write+read of a memory during the pass: %s\n", <-during)
 	if err != nil {
@@ -371,7 +372,7 @@ func timePass(work string, n int) error {
 		fmt.Println("  error:", e)
 	}
 	t0 = time.Now()
-	rep, err = st.Maintain(store.MaintainOptions{})
+	rep, err = lifecycle.Maintain(st, lifecycle.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store
+package lifecycle
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // The session rule of the lifecycle table. A session is one entry of
@@ -41,7 +42,7 @@ type session struct {
 }
 
 // sessions groups the memories under episodic/sessions/ by session.
-func sessions(mems []Info) map[string]*session {
+func sessions(mems []store.Info) map[string]*session {
 	out := map[string]*session{}
 	for _, in := range mems {
 		rel, ok := strings.CutPrefix(in.Path, sessionsDir+"/")
@@ -107,7 +108,7 @@ func (ss *session) fadedImportance(now time.Time, lc policy.Lifecycle) float64 {
 }
 
 // sessionActions lists the sessions to archive at now.
-func (s *Store) sessionActions(mems []Info, now time.Time, lc policy.Lifecycle) []Action {
+func sessionActions(st *store.Store, mems []store.Info, now time.Time, lc policy.Lifecycle) []Action {
 	var out []Action
 	for _, ss := range sessions(mems) {
 		idle := now.Sub(ss.lastUse)
@@ -121,7 +122,7 @@ func (s *Store) sessionActions(mems []Info, now time.Time, lc policy.Lifecycle) 
 		ino := ss.ino
 		if ino == 0 {
 			var err error
-			if ino, err = s.Resolve(ss.path); err != nil {
+			if ino, err = st.Resolve(ss.path); err != nil {
 				continue
 			}
 		}

@@ -1,8 +1,11 @@
-package store
+package lifecycle
 
 import (
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/storetest"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // TestSessionLifecycle: sessions are archived whole, by their declared
@@ -12,12 +15,11 @@ import (
 func TestSessionLifecycle(t *testing.T) {
 	start := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 	clock := start
-	s := newStore(t, Options{Now: func() time.Time { return clock }, ScratchAge: -1})
+	s := storetest.NewStore(t, store.Options{Now: func() time.Time { return clock }, ScratchAge: -1})
 	session := func(name string, turns ...string) uint64 {
-		d, err := s.mkdirAllLocked("/episodic/sessions/" + name)
-		must(t, err)
+		d := storetest.MkdirAll(t, s, "/episodic/sessions/"+name)
 		for k, body := range turns {
-			writeFile(t, s, d, "turn-"+string(rune('1'+k))+".md", []byte(body))
+			storetest.WriteFile(t, s, d, "turn-"+string(rune('1'+k))+".md", []byte(body))
 		}
 		return d
 	}
@@ -26,29 +28,29 @@ func TestSessionLifecycle(t *testing.T) {
 	mixed := session("mixed", imp("0.2"), imp("0.9"))
 	plain := session("plain", "no front matter\n", "nor here\n")
 	declared := session("declared", imp("0.1"), imp("0.1"))
-	writeFile(t, s, declared, "summary.md", []byte(imp("0.95")))
+	storetest.WriteFile(t, s, declared, "summary.md", []byte(imp("0.95")))
 	warm := session("warm", imp("0.1"), imp("0.1"))
-	sessDir := dirIno(t, s, "episodic")
+	sessDir := storetest.DirIno(t, s, "episodic")
 	sd, err := s.Lookup(sessDir, "sessions")
-	must(t, err)
-	single := writeFile(t, s, sd.Ino, "2026-01-10.md", []byte(imp("0.1")))
+	storetest.Must(t, err)
+	single := storetest.WriteFile(t, s, sd.Ino, "2026-01-10.md", []byte(imp("0.1")))
 
 	// A read on day 25 keeps "warm" in use.
 	clock = start.Add(25 * 24 * time.Hour)
 	wt, err := s.Lookup(warm, "turn-1.md")
-	must(t, err)
-	must(t, s.Open(wt.Ino, true))
-	must(t, s.Release(wt.Ino))
+	storetest.Must(t, err)
+	storetest.Must(t, s.Open(wt.Ino, true))
+	storetest.Must(t, s.Release(wt.Ino))
 
 	where := func(ino uint64) string {
 		p, err := s.Path(ino)
-		must(t, err)
+		storetest.Must(t, err)
 		return p
 	}
 	pass := func(days int) {
 		clock = start.Add(time.Duration(days) * 24 * time.Hour)
-		r, err := s.Maintain(MaintainOptions{})
-		must(t, err)
+		r, err := Maintain(s, Options{})
+		storetest.Must(t, err)
 		if len(r.Errors) != 0 {
 			t.Fatalf("day %d: %v", days, r.Errors)
 		}
@@ -86,10 +88,10 @@ func TestSessionLifecycle(t *testing.T) {
 	if got := where(declared); got != "/archive/sessions/2026-01/declared" { // 0.95 → 0.28
 		t.Errorf("day 160: %s", got)
 	}
-	fsckClean(t, s)
+	storetest.FsckClean(t, s)
 
 	// Half-life 0: importance never fades.
-	must(t, s.PutSetting("policy", []byte("lifecycle:\n  importance_half_life: 0\n")))
+	storetest.Must(t, s.PutSetting("policy", []byte("lifecycle:\n  importance_half_life: 0\n")))
 	keep := session("keep", imp("0.5"))
 	pass(1000)
 	if got := where(keep); got != "/episodic/sessions/keep" {

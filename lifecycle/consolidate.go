@@ -1,4 +1,4 @@
-package store
+package lifecycle
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // Consolidation (SPEC §6): a session directory under episodic/sessions/
@@ -39,9 +39,9 @@ type summaryPlan struct {
 
 // summaryPlans lists the sessions of mems that need a summary or a newer
 // one. Only those are read.
-func (s *Store) summaryPlans(mems []Info) []summaryPlan {
-	bySession := map[string][]Info{}
-	summaries := map[string]Info{}
+func summaryPlans(st *store.Store, mems []store.Info) []summaryPlan {
+	bySession := map[string][]store.Info{}
+	summaries := map[string]store.Info{}
 	for _, in := range mems {
 		dir := path.Dir(in.Path)
 		if path.Dir(dir) != sessionsDir {
@@ -67,7 +67,7 @@ func (s *Store) summaryPlans(mems []Info) []summaryPlan {
 			}
 			p.update = sum.Ino
 		}
-		turns, err := s.sessionTurns(ms)
+		turns, err := sessionTurns(st, ms)
 		if err != nil || len(turns) < 2 {
 			continue
 		}
@@ -84,7 +84,7 @@ func (s *Store) summaryPlans(mems []Info) []summaryPlan {
 
 // summaryCovers reads what a summary consolidation wrote covered; ours is
 // false for a summary.md written by anyone else.
-func summaryCovers(in Info) (source uint64, ours bool) {
+func summaryCovers(in store.Info) (source uint64, ours bool) {
 	switch v := in.Extra["summary_source_bytes"].(type) {
 	case int:
 		return uint64(v), v >= 0
@@ -100,7 +100,7 @@ func summaryCovers(in Info) (source uint64, ours bool) {
 // operator's command when there is one (c nil: extractive). The summary
 // is seen by whoever sees every turn: it belongs to that user, or names
 // those users in its front matter.
-func (s *Store) summarize(p summaryPlan, c *policy.Command) error {
+func summarize(st *store.Store, p summaryPlan, c *policy.Command) error {
 	var body []byte
 	if c != nil {
 		b, err := runCommand("consolidation", c, bytes.NewReader(turnsText(p.turns)))
@@ -113,13 +113,13 @@ func (s *Store) summarize(p summaryPlan, c *policy.Command) error {
 	}
 	text := summaryText(body, p)
 	if p.update != 0 {
-		return s.rewriteInternal(p.update, text)
+		return st.RewriteInternal(p.update, text)
 	}
 	owner := ""
 	if len(p.who) == 1 {
 		owner = p.who[0]
 	}
-	return s.writeNew(p.dir, summaryName, text, owner)
+	return st.WriteNew(p.dir, summaryName, text, owner)
 }
 
 // summaryText puts the front matter consolidation owns on a summary's
@@ -177,44 +177,8 @@ func extractive(session string, turns []turn) []byte {
 }
 
 // readAllOf reads a memory's bytes (bounded).
-func (s *Store) readAllOf(in Info) ([]byte, error) {
+func readAllOf(st *store.Store, in store.Info) ([]byte, error) {
 	b := make([]byte, min(in.Size, memory.MaxParse))
-	n, err := s.ReadAt(in.Ino, b, 0)
+	n, err := st.ReadAt(in.Ino, b, 0)
 	return b[:n], err
-}
-
-// writeNew creates dir/name with data for maintenance, belonging to owner
-// (Record.Owner; "" for none), whoever the store is open for.
-func (s *Store) writeNew(dir, name string, data []byte, owner string) error {
-	b := &Bulk{s: s, owner: owner}
-	own := Owner{Uid: uint32(syscall.Getuid()), Gid: uint32(syscall.Getgid())}
-	if err := b.AddFile(path.Join(dir, name), data, 0o644, own, s.now().UnixNano()); err != nil {
-		b.Cancel()
-		return err
-	}
-	return b.Flush()
-}
-
-// rewriteInternal replaces the content of ino for maintenance, whoever the
-// store is open for: the change is not the store's user's (no isolation
-// check, no claim), and the memory keeps its owner.
-func (s *Store) rewriteInternal(ino uint64, data []byte) error {
-	s.filesMu.Lock()
-	s.internal[ino]++
-	s.filesMu.Unlock()
-	defer func() {
-		s.filesMu.Lock()
-		if s.internal[ino]--; s.internal[ino] <= 0 {
-			delete(s.internal, ino)
-		}
-		s.filesMu.Unlock()
-	}()
-	return s.overwrite(ino, data)
-}
-
-// isInternal reports whether maintenance is writing ino (rewriteInternal).
-func (s *Store) isInternal(ino uint64) bool {
-	s.filesMu.Lock()
-	defer s.filesMu.Unlock()
-	return s.internal[ino] > 0
 }

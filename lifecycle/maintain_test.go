@@ -1,4 +1,4 @@
-package store
+package lifecycle
 
 import (
 	"os"
@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemofs/mnemofs/internal/storetest"
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // TestMaintainLifecycle: with a controllable clock, a pass archives an
@@ -17,30 +19,26 @@ import (
 // a second pass does nothing; history and fsck hold.
 func TestMaintainLifecycle(t *testing.T) {
 	clock := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
-	s := newStore(t, Options{Now: func() time.Time { return clock }, ScratchAge: -1})
-	mk := func(p string) uint64 {
-		d, err := s.mkdirAllLocked(p)
-		must(t, err)
-		return d
-	}
-	work, sess, kb, sem := mk("/working/task"), mk("/episodic/sessions/s1"), mk("/semantic/knowledge_base"), dirIno(t, s, "semantic")
-	w := writeFile(t, s, work, "scratch.md", []byte("notes for a task\n"))
-	fresh := writeFile(t, s, work, "fresh.md", []byte("still in use\n"))
-	low := writeFile(t, s, sess, "t1.md", []byte("---\nimportance: 0.1\n---\nsmall talk\n"))
-	high := writeFile(t, s, sess, "t2.md", []byte("---\nimportance: 0.9\n---\nthe key decision\n"))
-	k := writeFile(t, s, kb, "fact.md", []byte("water boils at 100 C\n"))
-	dup1 := writeFile(t, s, sem, "orig.md", []byte("the same bytes\n"))
-	rewrite(t, s, k, []byte("water boils at 100 °C\n")) // a version to keep
-	gone := writeFile(t, s, sem, "old.md", []byte("removed long ago\n"))
+	s := storetest.NewStore(t, store.Options{Now: func() time.Time { return clock }, ScratchAge: -1})
+	mk := func(p string) uint64 { return storetest.MkdirAll(t, s, p) }
+	work, sess, kb, sem := mk("/working/task"), mk("/episodic/sessions/s1"), mk("/semantic/knowledge_base"), storetest.DirIno(t, s, "semantic")
+	w := storetest.WriteFile(t, s, work, "scratch.md", []byte("notes for a task\n"))
+	fresh := storetest.WriteFile(t, s, work, "fresh.md", []byte("still in use\n"))
+	low := storetest.WriteFile(t, s, sess, "t1.md", []byte("---\nimportance: 0.1\n---\nsmall talk\n"))
+	high := storetest.WriteFile(t, s, sess, "t2.md", []byte("---\nimportance: 0.9\n---\nthe key decision\n"))
+	k := storetest.WriteFile(t, s, kb, "fact.md", []byte("water boils at 100 C\n"))
+	dup1 := storetest.WriteFile(t, s, sem, "orig.md", []byte("the same bytes\n"))
+	storetest.Rewrite(t, s, k, []byte("water boils at 100 °C\n")) // a version to keep
+	gone := storetest.WriteFile(t, s, sem, "old.md", []byte("removed long ago\n"))
 	_, err := s.Remove(sem, "old.md")
-	must(t, err)
+	storetest.Must(t, err)
 
 	clock = clock.Add(200 * 24 * time.Hour) // past every threshold
-	dup2 := writeFile(t, s, sem, "copy.md", []byte("the same bytes\n"))
-	rewrite(t, s, fresh, []byte("touched just now\n"))
+	dup2 := storetest.WriteFile(t, s, sem, "copy.md", []byte("the same bytes\n"))
+	storetest.Rewrite(t, s, fresh, []byte("touched just now\n"))
 
-	dry, err := s.Maintain(MaintainOptions{DryRun: true})
-	must(t, err)
+	dry, err := Maintain(s, Options{DryRun: true})
+	storetest.Must(t, err)
 	kinds := map[string]int{}
 	for _, a := range dry.Actions {
 		kinds[a.Kind]++
@@ -52,8 +50,8 @@ func TestMaintainLifecycle(t *testing.T) {
 		t.Fatalf("the dry run moved %s", p)
 	}
 
-	r, err := s.Maintain(MaintainOptions{})
-	must(t, err)
+	r, err := Maintain(s, Options{})
+	storetest.Must(t, err)
 	if len(r.Actions) != len(dry.Actions) || len(r.Errors) != 0 {
 		t.Fatalf("pass: %+v", r)
 	}
@@ -83,23 +81,16 @@ func TestMaintainLifecycle(t *testing.T) {
 	if vs, _ := s.Versions(k); len(vs) != 1 {
 		t.Errorf("versions of cold knowledge: %v", vs)
 	}
-	log, _ := s.MaintenanceLog(nil)
+	log, _ := Log(s, nil)
 	if !strings.Contains(string(log), "archive /working/task/scratch.md -> /archive/scratchpads/") {
 		t.Errorf("maintenance.log:\n%s", log)
 	}
-	again, err := s.Maintain(MaintainOptions{})
-	must(t, err)
+	again, err := Maintain(s, Options{})
+	storetest.Must(t, err)
 	if len(again.Actions) != 0 {
 		t.Fatalf("second pass: %+v", again.Actions)
 	}
-	fsckClean(t, s)
-}
-
-// mkdirAllLocked is mkdirAll for tests.
-func (s *Store) mkdirAllLocked(p string) (uint64, error) {
-	s.mu.Lock()
-	defer s.unlock()
-	return s.mkdirAll(p, Owner{})
+	storetest.FsckClean(t, s)
 }
 
 // TestConsolidation: a session with turns and no summary.md gets one,
@@ -108,23 +99,22 @@ func (s *Store) mkdirAllLocked(p string) (uint64, error) {
 // A command in the stored policy (as older versions kept it) is not run.
 func TestConsolidation(t *testing.T) {
 	var op policy.Operator
-	s := newStore(t, Options{ScratchAge: -1, Operator: func() (policy.Operator, error) { return op, nil }})
+	s := storetest.NewStore(t, store.Options{ScratchAge: -1, Operator: func() (policy.Operator, error) { return op, nil }})
 	mkSession := func(name string) uint64 {
-		d, err := s.mkdirAllLocked("/episodic/sessions/" + name)
-		must(t, err)
-		writeFile(t, s, d, "turn-1.md", []byte("---\nspeaker: alice\n---\nWe should fly to Lisbon. It is warm there.\n"))
-		writeFile(t, s, d, "turn-2.md", []byte("---\nspeaker: bob\n---\nAgreed, book the flight for May!\n"))
+		d := storetest.MkdirAll(t, s, "/episodic/sessions/"+name)
+		storetest.WriteFile(t, s, d, "turn-1.md", []byte("---\nspeaker: alice\n---\nWe should fly to Lisbon. It is warm there.\n"))
+		storetest.WriteFile(t, s, d, "turn-2.md", []byte("---\nspeaker: bob\n---\nAgreed, book the flight for May!\n"))
 		return d
 	}
 	a := mkSession("s1")
-	r, err := s.Maintain(MaintainOptions{})
-	must(t, err)
+	r, err := Maintain(s, Options{})
+	storetest.Must(t, err)
 	if len(r.Errors) != 0 {
 		t.Fatalf("errors: %v", r.Errors)
 	}
 	sum, err := s.Lookup(a, "summary.md")
-	must(t, err)
-	got := string(readAll(t, s, sum.Ino))
+	storetest.Must(t, err)
+	got := string(storetest.ReadAll(t, s, sum.Ino))
 	for _, want := range []string{"type: summary", "turn-1.md (alice): We should fly to Lisbon.", "turn-2.md (bob): Agreed, book the flight for May!"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
@@ -133,8 +123,8 @@ func TestConsolidation(t *testing.T) {
 	if strings.Contains(got, "It is warm there") {
 		t.Errorf("the extractive summary took more than the first sentence:\n%s", got)
 	}
-	r, err = s.Maintain(MaintainOptions{})
-	must(t, err)
+	r, err = Maintain(s, Options{})
+	storetest.Must(t, err)
 	for _, x := range r.Actions {
 		if x.Kind == "summary" {
 			t.Fatalf("second pass summarized again: %+v", x)
@@ -143,32 +133,31 @@ func TestConsolidation(t *testing.T) {
 
 	// A legacy policy's command is never run.
 	marker := filepath.Join(t.TempDir(), "ran")
-	must(t, s.PutSetting("policy", []byte("consolidation:\n  command: touch "+marker+"\n")))
-	s.pol.Store(nil)
+	storetest.Must(t, s.PutSetting("policy", []byte("consolidation:\n  command: touch "+marker+"\n")))
 	leg := mkSession("legacy")
-	_, err = s.Maintain(MaintainOptions{})
-	must(t, err)
+	_, err = Maintain(s, Options{})
+	storetest.Must(t, err)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the stored policy's consolidation.command ran")
 	}
-	if sum, err := s.Lookup(leg, "summary.md"); err != nil || !strings.Contains(string(readAll(t, s, sum.Ino)), "extractive") {
+	if sum, err := s.Lookup(leg, "summary.md"); err != nil || !strings.Contains(string(storetest.ReadAll(t, s, sum.Ino)), "extractive") {
 		t.Fatalf("legacy policy: no extractive summary (%v)", err)
 	}
 
 	op.Consolidation = &policy.Command{Argv: []string{"tr", "a-z", "A-Z"}, Timeout: policy.Duration(time.Minute)}
 	b := mkSession("s2")
-	_, err = s.Maintain(MaintainOptions{})
-	must(t, err)
+	_, err = Maintain(s, Options{})
+	storetest.Must(t, err)
 	sum, err = s.Lookup(b, "summary.md")
-	must(t, err)
-	if got := string(readAll(t, s, sum.Ino)); !strings.Contains(got, "WE SHOULD FLY TO LISBON") {
+	storetest.Must(t, err)
+	if got := string(storetest.ReadAll(t, s, sum.Ino)); !strings.Contains(got, "WE SHOULD FLY TO LISBON") {
 		t.Fatalf("command summary:\n%s", got)
 	}
 
 	op.Consolidation = &policy.Command{Argv: []string{"sh", "-c", "echo broken >&2; exit 3"}, Timeout: policy.Duration(time.Minute)}
 	c := mkSession("s3")
-	r, err = s.Maintain(MaintainOptions{})
-	must(t, err)
+	r, err = Maintain(s, Options{})
+	storetest.Must(t, err)
 	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], "broken") {
 		t.Fatalf("a failing command: errors %v", r.Errors)
 	}
@@ -180,31 +169,30 @@ func TestConsolidation(t *testing.T) {
 	op.Consolidation = &policy.Command{Argv: []string{"sh", "-c", "sleep 30 & sleep 30"}, Timeout: policy.Duration(200 * time.Millisecond)}
 	d := mkSession("s4")
 	start := time.Now()
-	r, err = s.Maintain(MaintainOptions{})
-	must(t, err)
+	r, err = Maintain(s, Options{})
+	storetest.Must(t, err)
 	if !slices.ContainsFunc(r.Errors, func(e string) bool { return strings.Contains(e, "s4: consolidation command sh timed out") }) || time.Since(start) > 10*time.Second {
 		t.Fatalf("a hanging command: errors %v after %v", r.Errors, time.Since(start))
 	}
 	if _, err := s.Lookup(d, "summary.md"); err == nil {
 		t.Fatal("a command that timed out left a summary")
 	}
-	fsckClean(t, s)
+	storetest.FsckClean(t, s)
 }
 
 // TestSupersededSkills: of two skills with one id, the older moves to
 // archive/deprecated_skills/ (with its history); a lone skill stays.
 func TestSupersededSkills(t *testing.T) {
 	clock := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	s := newStore(t, Options{Now: func() time.Time { return clock }, ScratchAge: -1})
-	d, err := s.mkdirAllLocked("/semantic/skills")
-	must(t, err)
-	old := writeFile(t, s, d, "deploy-v1.md", []byte("---\nid: deploy\n---\nssh and copy\n"))
-	rewrite(t, s, old, []byte("---\nid: deploy\n---\nssh, copy, restart\n"))
+	s := storetest.NewStore(t, store.Options{Now: func() time.Time { return clock }, ScratchAge: -1})
+	d := storetest.MkdirAll(t, s, "/semantic/skills")
+	old := storetest.WriteFile(t, s, d, "deploy-v1.md", []byte("---\nid: deploy\n---\nssh and copy\n"))
+	storetest.Rewrite(t, s, old, []byte("---\nid: deploy\n---\nssh, copy, restart\n"))
 	clock = clock.Add(time.Hour)
-	newer := writeFile(t, s, d, "deploy-v2.md", []byte("---\nid: deploy\n---\nuse the pipeline\n"))
-	lone := writeFile(t, s, d, "backup.md", []byte("---\nid: backup\n---\nrsync nightly\n"))
-	r, err := s.Maintain(MaintainOptions{})
-	must(t, err)
+	newer := storetest.WriteFile(t, s, d, "deploy-v2.md", []byte("---\nid: deploy\n---\nuse the pipeline\n"))
+	lone := storetest.WriteFile(t, s, d, "backup.md", []byte("---\nid: backup\n---\nrsync nightly\n"))
+	r, err := Maintain(s, Options{})
+	storetest.Must(t, err)
 	if len(r.Errors) != 0 {
 		t.Fatal(r.Errors)
 	}
@@ -217,8 +205,8 @@ func TestSupersededSkills(t *testing.T) {
 	if vs, _ := s.Versions(old); len(vs) != 1 {
 		t.Errorf("the deprecated skill lost its history: %v", vs)
 	}
-	r, err = s.Maintain(MaintainOptions{})
-	must(t, err)
+	r, err = Maintain(s, Options{})
+	storetest.Must(t, err)
 	if len(r.Actions) != 0 {
 		t.Fatalf("second pass: %+v", r.Actions)
 	}

@@ -1,4 +1,4 @@
-package store
+package lifecycle
 
 import (
 	"encoding/json"
@@ -7,19 +7,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/memory"
+	"github.com/mnemofs/mnemofs/store"
 )
 
-// meta/maintenance.log keeps the last maintLogPasses passes, one key each
-// (never a rewrite of the whole log). A pass is stored as a logPass, each
+// meta/maintenance.log keeps the last maintLogPasses passes, one entry
+// each of the store's journal maintLog (store.AppendJournal: never a
+// rewrite of the whole log). A pass is stored as a logPass, each
 // action and error with the memory it was about and who could see that
 // memory then, so that every reader is shown only the lines about
 // memories they may see (a purged memory is gone, its audience is not).
 // Passes stored as text by older versions are shown only to unrestricted
 // readers.
 const (
-	maintLogPrefix = "maintlog/"
+	maintLog       = "maintlog"
 	maintLogPasses = 400
 )
 
@@ -40,25 +41,24 @@ type logLine struct {
 	Unsure bool     `json:"unsure,omitempty"`
 }
 
-// MaintenanceLog is meta/maintenance.log, oldest pass first, as the
-// store's user may see it, and of those lines only the ones about memories
+// Log is meta/maintenance.log of st, oldest pass first, as the store's
+// user may see it, and of those lines only the ones about memories
 // may(ino) allows (nil: all).
-func (s *Store) MaintenanceLog(may func(ino uint64) bool) ([]byte, error) {
+func Log(st *store.Store, may func(ino uint64) bool) ([]byte, error) {
 	var passes []logPass
-	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.StoreKey(maintLogPrefix), nil, false, func(_, v []byte) bool {
-			var p logPass
-			if json.Unmarshal(v, &p) != nil {
-				p = logPass{Legacy: string(v)}
-			}
-			passes = append(passes, p)
-			return true
-		})
-	})
+	entries, err := st.Journal(maintLog)
+	for _, v := range entries {
+		var p logPass
+		if json.Unmarshal(v, &p) != nil {
+			p = logPass{Legacy: string(v)}
+		}
+		passes = append(passes, p)
+	}
+	user := st.User()
 	var b strings.Builder
 	for _, p := range passes {
 		if p.Legacy != "" {
-			if s.opts.User == "" && may == nil {
+			if user == "" && may == nil {
 				b.WriteString(p.Legacy)
 			}
 			continue
@@ -66,11 +66,11 @@ func (s *Store) MaintenanceLog(may func(ino uint64) bool) ([]byte, error) {
 		var shown []logLine
 		nerr := 0
 		for _, l := range p.Lines {
-			r := Record{Meta: memory.Meta{Users: l.Users}, Unreadable: l.Unsure}
-			if l.Ino == 0 && l.Users == nil && (s.opts.User != "" || may != nil) {
+			r := store.Record{Meta: memory.Meta{Users: l.Users}, Unreadable: l.Unsure}
+			if l.Ino == 0 && l.Users == nil && (user != "" || may != nil) {
 				continue // about no memory in particular: the operator's
 			}
-			if !r.visibleTo(s.opts.User) || may != nil && !may(l.Ino) {
+			if !r.VisibleTo(user) || may != nil && !may(l.Ino) {
 				continue
 			}
 			shown = append(shown, l)
@@ -78,7 +78,7 @@ func (s *Store) MaintenanceLog(may func(ino uint64) bool) ([]byte, error) {
 				nerr++
 			}
 		}
-		if len(shown) == 0 && (s.opts.User != "" || may != nil) {
+		if len(shown) == 0 && (user != "" || may != nil) {
 			continue
 		}
 		ts := p.Now.Format(time.RFC3339)
@@ -98,15 +98,15 @@ func (s *Store) MaintenanceLog(may func(ino uint64) bool) ([]byte, error) {
 	return []byte(b.String()), err
 }
 
-// logMaintenance appends the pass to meta/maintenance.log. audience gives
+// appendToLog appends the pass r to meta/maintenance.log. audience gives
 // who could see the memory ino before the pass.
-func (s *Store) logMaintenance(r *MaintainReport, audience map[uint64]Info) error {
+func appendToLog(st *store.Store, r *Report, audience map[uint64]store.Info) error {
 	p := logPass{Now: r.Now}
 	p.Host, _ = os.Hostname()
 	line := func(text string, isErr bool, ino uint64) logLine {
 		l := logLine{Text: text, Error: isErr, Ino: ino}
 		if in, ok := audience[ino]; ok {
-			l.Users, l.Unsure = in.Users, in.unsure
+			l.Users, l.Unsure = in.Users, in.Unsure()
 		}
 		return l
 	}
@@ -128,22 +128,5 @@ func (s *Store) logMaintenance(r *MaintainReport, audience map[uint64]Info) erro
 	if err != nil {
 		return err
 	}
-	key := backend.StoreKey(maintLogPrefix + r.Now.Format("20060102T150405.000000000Z"))
-	return s.kv.Update(func(t backend.Txn) error {
-		var keys [][]byte
-		err := t.Scan(backend.StoreKey(maintLogPrefix), nil, true, func(k, _ []byte) bool {
-			keys = append(keys, append([]byte(nil), k...))
-			return true
-		})
-		if err != nil {
-			return err
-		}
-		for len(keys) >= maintLogPasses {
-			if err := t.Delete(keys[0]); err != nil {
-				return err
-			}
-			keys = keys[1:]
-		}
-		return t.Set(key, v)
-	})
+	return st.AppendJournal(maintLog, r.Now.Format("20060102T150405.000000000Z"), v, maintLogPasses)
 }

@@ -1,4 +1,4 @@
-package store
+package lifecycle
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemofs/mnemofs/memory"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // Turns: what consolidation and profile extraction read of a session. A
@@ -28,18 +29,18 @@ type turn struct {
 
 // memTurns lists the turns of the memory in: itself, or each line of a
 // log.
-func (s *Store) memTurns(in Info) ([]turn, error) {
-	b, err := s.readAllOf(in)
+func memTurns(st *store.Store, in store.Info) ([]turn, error) {
+	b, err := readAllOf(st, in)
 	if err != nil {
 		return nil, err
 	}
 	base := path.Base(in.Path)
-	if !isLogName(base) {
+	if !store.IsLogName(base) {
 		speaker, _ := in.Extra["speaker"].(string)
-		return []turn{{name: base, src: in.Path, speaker: speaker, users: in.Users, unsure: in.unsure,
+		return []turn{{name: base, src: in.Path, speaker: speaker, users: in.Users, unsure: in.Unsure(),
 			body: string(bytes.TrimSpace(b[min(len(b), in.BodyOffset):]))}}, nil
 	}
-	r, err := s.storedRecord(in.Ino)
+	r, err := st.Record(in.Ino)
 	if err != nil {
 		return nil, err
 	}
@@ -54,18 +55,18 @@ func (s *Store) memTurns(in Info) ([]turn, error) {
 			users = []string{r.Owner}
 		}
 		out = append(out, turn{name: fmt.Sprintf("%s#L%d", base, n+1), src: fmt.Sprintf("%s#L%d", in.Path, n+1),
-			speaker: l.Speaker, users: users, unsure: in.unsure && r.Owner == "", body: strings.TrimSpace(l.Body)})
+			speaker: l.Speaker, users: users, unsure: in.Unsure() && r.Owner == "", body: strings.TrimSpace(l.Body)})
 	}
 	return out, nil
 }
 
 // sessionTurns lists the turns of a session (its memories but the
 // summary), files in name order and each log's lines in order.
-func (s *Store) sessionTurns(mems []Info) ([]turn, error) {
+func sessionTurns(st *store.Store, mems []store.Info) ([]turn, error) {
 	sort.Slice(mems, func(a, b int) bool { return mems[a].Path < mems[b].Path })
 	var out []turn
 	for _, in := range mems {
-		ts, err := s.memTurns(in)
+		ts, err := memTurns(st, in)
 		if err != nil {
 			return nil, err
 		}

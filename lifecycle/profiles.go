@@ -1,4 +1,4 @@
-package store
+package lifecycle
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // Profiles (knowledge extraction): a pass writes, or brings up to date,
@@ -51,9 +52,9 @@ type statement struct{ text, src string }
 var selfStatement = regexp.MustCompile(`(?i)\b(i|i'm|i am|i've|i'd|i'll|my|mine)\b.*\b(like|love|prefer|enjoy|hate|dislike|want|wish|plan|planning|going to|will|am|'m|is|are|was|were|have|'ve|work|live|grew up|favou?rite|allergic|vegetarian|vegan|need|hope|learn|started|moved)\b`)
 
 // profilePlans lists the profiles the episodic memories in mems call for.
-func (s *Store) profilePlans(mems []Info) []profilePlan {
-	var eps []Info
-	existing := map[string]Info{}
+func profilePlans(st *store.Store, mems []store.Info) []profilePlan {
+	var eps []store.Info
+	existing := map[string]store.Info{}
 	for _, in := range mems {
 		switch {
 		case strings.HasPrefix(in.Path, "/episodic/") && path.Base(in.Path) != summaryName:
@@ -70,7 +71,7 @@ func (s *Store) profilePlans(mems []Info) []profilePlan {
 			break
 		}
 		source += in.Size
-		ts, err := s.memTurns(in)
+		ts, err := memTurns(st, in)
 		if err != nil {
 			continue
 		}
@@ -82,7 +83,7 @@ func (s *Store) profilePlans(mems []Info) []profilePlan {
 	}
 	var out []profilePlan
 	for u, ts := range byUser {
-		if !ValidName(u + ".md") {
+		if !store.ValidName(u + ".md") {
 			continue
 		}
 		p := profilePlan{user: u, turns: ts, source: source}
@@ -160,7 +161,7 @@ func sentences(text string) []string {
 	return out
 }
 
-func profileCovers(in Info) (uint64, bool) {
+func profileCovers(in store.Info) (uint64, bool) {
 	switch v := in.Extra["profile_source_bytes"].(type) {
 	case int:
 		return uint64(v), v >= 0
@@ -174,7 +175,7 @@ func profileCovers(in Info) (uint64, bool) {
 
 // writeProfile writes (or brings up to date) the profile of p, with the
 // operator's extraction command when there is one.
-func (s *Store) writeProfile(p profilePlan, c *policy.Command) error {
+func writeProfile(st *store.Store, p profilePlan, c *policy.Command) error {
 	var body []byte
 	if c != nil {
 		b, err := runCommand("extraction", c, bytes.NewReader(turnsText(p.turns)))
@@ -203,7 +204,7 @@ func (s *Store) writeProfile(p profilePlan, c *policy.Command) error {
 		p.user, strings.Join(quoteAll(links), ", "), p.source)
 	text := append([]byte(fm.String()), dropFrontMatter(body)...)
 	if p.update != 0 {
-		return s.rewriteInternal(p.update, text)
+		return st.RewriteInternal(p.update, text)
 	}
-	return s.writeNew(profilesDir, p.user+".md", text, p.user) // makes the directory too
+	return st.WriteNew(profilesDir, p.user+".md", text, p.user) // makes the directory too
 }

@@ -1,4 +1,4 @@
-package store
+package lifecycle
 
 import (
 	"fmt"
@@ -9,13 +9,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/store"
 )
 
 // Maintenance: one lifecycle pass (SPEC §6) under the store's policy. It
 // moves idle working memories to archive/scratchpads/<date>/ and cold
 // low-importance sessions (sessions.go) to archive/sessions/<YYYY-MM>/,
-// packed and compressed (pack.go), marks cold
+// packed and compressed (store.PackTree), marks cold
 // knowledge and exact duplicates, and purges trash past its retention.
 // Moves are renames, so versions, links and index entries follow the
 // inode. Nothing is deleted but trash. A pass is idempotent: what it moved
@@ -23,8 +23,8 @@ import (
 // skill with the id of a newer one) to archive/deprecated_skills/ and
 // writes the summary of sessions without one (consolidate.go).
 
-// MaintainOptions configures a pass.
-type MaintainOptions struct {
+// Options configures a pass.
+type Options struct {
 	// Now is the time the pass acts at (zero: the store's clock); a later
 	// time previews the future.
 	Now time.Time
@@ -45,8 +45,8 @@ type Action struct {
 	who []string
 }
 
-// MaintainReport is what a pass did.
-type MaintainReport struct {
+// Report is what a pass did.
+type Report struct {
 	Now     time.Time `json:"now"`
 	DryRun  bool      `json:"dry_run"`
 	Actions []Action  `json:"actions"`
@@ -61,35 +61,35 @@ type failure struct {
 }
 
 // fail records an error of the pass about the memory ino.
-func (r *MaintainReport) fail(ino uint64, format string, a ...any) {
+func (r *Report) fail(ino uint64, format string, a ...any) {
 	e := fmt.Sprintf(format, a...)
 	r.Errors = append(r.Errors, e)
 	r.failed = append(r.failed, failure{e, ino})
 }
 
-// Maintain runs one pass over the whole store, whoever it is open for
+// Maintain runs one pass over the whole store st, whoever it is open for
 // (maintenance is the operator's: what it writes belongs to the memories'
 // own users, and each viewer of meta/maintenance.log sees only the
 // actions on memories they may see).
-func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
-	if s.opts.ReadOnly && !o.DryRun {
+func Maintain(st *store.Store, o Options) (*Report, error) {
+	if st.ReadOnly() && !o.DryRun {
 		return nil, syscall.EROFS
 	}
 	now := o.Now
 	if now.IsZero() {
-		now = s.now()
+		now = st.Now()
 	}
-	pol := s.Policy()
-	op, err := s.operator()
+	pol := st.Policy()
+	op, err := st.Operator()
 	if err != nil {
 		return nil, err
 	}
-	r := &MaintainReport{Now: now.UTC(), DryRun: o.DryRun, Actions: []Action{}, Errors: []string{}}
-	var mems []Info
-	if err := s.memories(true, nil, func(in Info) error { mems = append(mems, in); return nil }); err != nil {
+	r := &Report{Now: now.UTC(), DryRun: o.DryRun, Actions: []Action{}, Errors: []string{}}
+	var mems []store.Info
+	if err := st.AllMemories(func(in store.Info) error { mems = append(mems, in); return nil }); err != nil {
 		return nil, err
 	}
-	idle := func(in Info) time.Duration {
+	idle := func(in store.Info) time.Duration {
 		last := in.Modified
 		if in.LastAccessed != nil && in.LastAccessed.After(last) {
 			last = *in.LastAccessed
@@ -97,11 +97,11 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		return now.Sub(last)
 	}
 	lc := pol.Lifecycle
-	byHash := map[string][]Info{}
+	byHash := map[string][]store.Info{}
 	for _, in := range mems {
 		switch {
-		case strings.HasPrefix(in.Path, TrashDir+"/"):
-			rec, err := s.Record(in.Ino)
+		case strings.HasPrefix(in.Path, store.TrashDir+"/"):
+			rec, err := st.Record(in.Ino)
 			if err == nil && rec.Trashed != 0 && now.Sub(time.Unix(0, rec.Trashed)) >= time.Duration(lc.TrashRetention) {
 				r.Actions = append(r.Actions, Action{Kind: "purge", Path: in.Path, ino: in.Ino, Reason: "in the trash past " + lc.TrashRetention.String()})
 			}
@@ -112,18 +112,18 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 				To:     "/archive/scratchpads/" + in.Modified.UTC().Format("2006-01-02") + "/" + rel,
 				Reason: "working memory untouched for " + lc.WorkingIdle.String()})
 		case strings.HasPrefix(in.Path, "/semantic/knowledge_base/") && idle(in) >= time.Duration(lc.KnowledgeCold):
-			if rec, err := s.Record(in.Ino); err == nil && !rec.Cold {
+			if rec, err := st.Record(in.Ino); err == nil && !rec.Cold {
 				r.Actions = append(r.Actions, Action{Kind: "cold", Path: in.Path, ino: in.Ino, Reason: "not accessed for " + lc.KnowledgeCold.String()})
 			}
 		}
 		if in.Size > 0 && in.SHA256 != "" && !strings.HasPrefix(in.Path, "/archive/") {
 			// Duplicates only among memories of one audience: a copy of
 			// someone else's memory is no copy for whoever cannot see it.
-			k := in.SHA256 + "\x00" + audienceKey(in)
+			k := in.SHA256 + "\x00" + store.AudienceKey(in)
 			byHash[k] = append(byHash[k], in)
 		}
 	}
-	r.Actions = append(r.Actions, s.sessionActions(mems, now, lc)...)
+	r.Actions = append(r.Actions, sessionActions(st, mems, now, lc)...)
 	r.Actions = append(r.Actions, supersededSkills(mems)...)
 	for _, group := range byHash {
 		if len(group) < 2 {
@@ -136,13 +136,13 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 			return group[a].Ino < group[b].Ino
 		})
 		for _, d := range group[1:] {
-			if rec, err := s.Record(d.Ino); err == nil && rec.DuplicateOf != group[0].Ino {
+			if rec, err := st.Record(d.Ino); err == nil && rec.DuplicateOf != group[0].Ino {
 				r.Actions = append(r.Actions, Action{Kind: "duplicate", Path: d.Path, To: group[0].Path, ino: d.Ino, of: group[0].Ino, Reason: "same sha256 as an earlier memory"})
 			}
 		}
 	}
 	plans := map[string]summaryPlan{}
-	for _, p := range s.summaryPlans(mems) {
+	for _, p := range summaryPlans(st, mems) {
 		plans[p.dir] = p
 		reason := fmt.Sprintf("a session of %d turns without %s", len(p.turns), summaryName)
 		if p.update != 0 {
@@ -151,7 +151,7 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		r.Actions = append(r.Actions, Action{Kind: "summary", Path: p.dir, To: p.dir + "/" + summaryName, who: p.who, Reason: reason})
 	}
 	profiles := map[string]profilePlan{}
-	for _, p := range s.profilePlans(mems) {
+	for _, p := range profilePlans(st, mems) {
 		to := profilesDir + "/" + p.user + ".md"
 		profiles[to] = p
 		r.Actions = append(r.Actions, Action{Kind: "profile", Path: to, who: []string{p.user},
@@ -176,11 +176,11 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		var err error
 		switch a.Kind {
 		case "summary":
-			err = s.summarize(plans[a.Path], op.Consolidation)
+			err = summarize(st, plans[a.Path], op.Consolidation)
 		case "profile":
-			err = s.writeProfile(profiles[a.Path], op.Extraction)
+			err = writeProfile(st, profiles[a.Path], op.Extraction)
 		default:
-			err = s.applyAction(a)
+			err = applyAction(st, a)
 		}
 		if err != nil {
 			r.fail(a.ino, "%s %s: %v", a.Kind, a.Path, err)
@@ -190,7 +190,7 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 	}
 	r.Actions = done
 	// Archived bytes are kept compressed: what this pass moved into each
-	// archive directory is packed together (pack.go).
+	// archive directory is packed together (store.PackTree).
 	packDirs := map[string]bool{}
 	for _, a := range done {
 		if a.Kind == "archive" {
@@ -198,9 +198,9 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 		}
 	}
 	for dir := range packDirs {
-		d, err := s.Resolve(dir)
+		d, err := st.Resolve(dir)
 		if err == nil {
-			err = s.packTree(d)
+			err = st.PackTree(d)
 		}
 		if err != nil {
 			r.fail(0, "pack %s: %v", dir, err)
@@ -210,12 +210,12 @@ func (s *Store) Maintain(o MaintainOptions) (*MaintainReport, error) {
 	for _, in := range mems {
 		total += int64(in.Size)
 	}
-	s.sampleSize(now, total) // growth for meta/stats.json
-	byIno := make(map[uint64]Info, len(mems))
+	st.SampleSize(now, total) // growth for meta/stats.json
+	byIno := make(map[uint64]store.Info, len(mems))
 	for _, in := range mems {
 		byIno[in.Ino] = in
 	}
-	return r, s.logMaintenance(r, byIno)
+	return r, appendToLog(st, r, byIno)
 }
 
 // skillsDir holds skills; of those sharing an id, all but the newest are
@@ -224,8 +224,8 @@ const skillsDir = "/semantic/skills/"
 
 // supersededSkills lists the moves of skills replaced by a newer one with
 // the same id (front matter id), to archive/deprecated_skills/.
-func supersededSkills(mems []Info) []Action {
-	byID := map[string][]Info{}
+func supersededSkills(mems []store.Info) []Action {
+	byID := map[string][]store.Info{}
 	for _, in := range mems {
 		if strings.HasPrefix(in.Path, skillsDir) && in.ID != "" {
 			byID[in.ID] = append(byID[in.ID], in)
@@ -254,79 +254,22 @@ func supersededSkills(mems []Info) []Action {
 
 // applyAction carries out one action on its memory, wherever an earlier
 // action of the pass put it.
-func (s *Store) applyAction(a Action) error {
-	cur, err := s.Path(a.ino)
+func applyAction(st *store.Store, a Action) error {
+	cur, err := st.Path(a.ino)
 	if err != nil {
 		return err
 	}
 	switch a.Kind {
 	case "purge":
-		dir, name := path.Split(cur)
-		d, err := s.Resolve(dir)
-		if err != nil {
-			return err
-		}
 		// Inside the trash: deleted for real, whoever the store is open
 		// for (not through Remove, which is the user's).
-		s.mu.Lock()
-		i, err := s.editable(a.ino)
-		if err == nil {
-			err = s.unlink(d, name, i)
-		}
-		s.unlock()
-		if err != nil {
-			return err
-		}
-		s.notifyEntry(d, name)
-		return nil
+		return st.PurgeTrashed(a.ino)
 	case "archive":
-		return s.moveTo(cur, a.To)
-	case "cold", "duplicate":
-		s.mu.Lock()
-		defer s.unlock()
-		rec, err := s.storedRecord(a.ino)
-		if err != nil {
-			return err
-		}
-		if a.Kind == "cold" {
-			rec.Cold = true
-		} else {
-			rec.DuplicateOf = a.of
-		}
-		err = s.kv.Update(func(t backend.Txn) error { return putRecord(t, a.ino, rec) })
-		s.recs.Forget(a.ino)
-		return err
+		return st.MoveUnique(cur, a.To)
+	case "cold":
+		return st.MarkCold(a.ino)
+	case "duplicate":
+		return st.MarkDuplicate(a.ino, a.of)
 	}
 	return fmt.Errorf("unknown action %q", a.Kind)
-}
-
-// moveTo renames the memory at from to the path to, making its directory
-// and choosing a free name if to is taken.
-func (s *Store) moveTo(from, to string) error {
-	s.mu.Lock()
-	defer s.unlock()
-	dir, name := path.Split(to)
-	d, err := s.mkdirAll(dir, Owner{})
-	if err != nil {
-		return err
-	}
-	for k := 2; ; k++ {
-		if _, _, err := s.lookup(d, name); err != nil {
-			break
-		}
-		ext := path.Ext(path.Base(to))
-		name = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(path.Base(to), ext), k, ext)
-	}
-	fdir, fname := path.Split(from)
-	fd, err := s.Resolve(fdir)
-	if err != nil {
-		return err
-	}
-	if err := s.rename(fd, fname, d, name, 0); err != nil {
-		return err
-	}
-	// Behind the kernel's back: drop its cached names (queued, no wait).
-	s.notifyEntry(fd, fname)
-	s.notifyEntry(d, name)
-	return nil
 }
