@@ -23,7 +23,6 @@ import (
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/embed"
 	"github.com/mnemofs/mnemofs/fusefs"
-	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
@@ -71,38 +70,6 @@ func leaveACPU() {
 	if n := runtime.GOMAXPROCS(0); n > 1 {
 		runtime.GOMAXPROCS(n - 1)
 	}
-}
-
-// startMaintenance runs a lifecycle pass every maintenance.interval of the
-// policy (read again each minute; 0 turns it off) until stopped.
-func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		last := time.Now()
-		t := time.NewTicker(time.Minute)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			iv := time.Duration(st.Policy().Maintenance.Interval)
-			if iv == 0 || time.Since(last) < iv {
-				continue
-			}
-			last = time.Now()
-			r, err := lifecycle.Maintain(st, lifecycle.Options{})
-			switch {
-			case err != nil:
-				logger.Printf("maintenance: %v", err)
-			case len(r.Actions) > 0 || len(r.Errors) > 0:
-				logger.Printf("maintenance: %d actions, %d errors (meta/maintenance.log)", len(r.Actions), len(r.Errors))
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 // startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE and
