@@ -1,7 +1,9 @@
 // Package store is the mnemofs filesystem model: inodes, directories, file
 // content, extended attributes and memory metadata, kept in a backend.KV.
 // It knows nothing of FUSE; fusefs translates kernel requests into calls
-// here, and the CLI (import, export, fsck, stats) calls it directly.
+// here, and the CLI (fsck, stats) calls it directly. Maintenance (package
+// lifecycle) and import and export (package transfer) are built on its
+// exported API.
 //
 // Model:
 //   - Every node has a permanent inode number, allocated from a persisted
@@ -27,10 +29,16 @@
 //     memories of others.
 //   - A free-space reserve (space.go) refuses writes with ENOSPC before
 //     the disk is so full that Badger's memory-mapped logs would fault.
-//   - Maintenance (maintain.go) applies the lifecycle table: sessions
-//     move whole by faded importance (sessions.go), and what a pass
-//     archives is packed: small files zstd-compressed together into one
-//     value (pack.go), read through chunk 0 and unpacked on first write.
+//   - Maintenance is package lifecycle's: it plans a pass from
+//     AllMemories and carries it out through the primitives of
+//     maintenance.go (a move to a free name, the cold and duplicate marks,
+//     the purge of trash, a new file with a given owner, a rewrite that
+//     claims nothing), which act whoever the store is open for. What a
+//     pass archives is packed (PackTree, pack.go): small files
+//     zstd-compressed together into one value, read through chunk 0 and
+//     unpacked on first write. Its log is a journal (journals.go).
+//   - Bulk (bulk.go) writes many new files through one backend batch:
+//     import's, and the new files of maintenance.
 //   - FUSE passthrough (passthrough.go): a file just created, or a blob
 //     opened to append, may be written by the kernel itself; the store
 //     learns size and times from the content file and hashes at commit

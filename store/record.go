@@ -32,8 +32,8 @@ type Record struct {
 	Owner        string      `json:"owner,omitempty"`         // the user whose mount created it (isolation.go)
 	Unreadable   bool        `json:"unreadable,omitempty"`    // its metadata block could not be read (isolation.go)
 	RelatedInos  []uint64    `json:"related_inos,omitempty"`  // Meta.Related resolved at commit (links.go); 0: not a file here
-	Cold         bool        `json:"cold,omitempty"`          // marked cold by maintenance (maintain.go)
-	DuplicateOf  uint64      `json:"duplicate_of,omitempty"`  // an earlier memory with the same bytes (maintain.go)
+	Cold         bool        `json:"cold,omitempty"`          // marked cold by maintenance (MarkCold)
+	DuplicateOf  uint64      `json:"duplicate_of,omitempty"`  // an earlier memory with the same bytes (MarkDuplicate)
 	LineUsers    []string    `json:"line_users,omitempty"`    // logs: the users its lines name (loglines.go)
 	LinePublic   bool        `json:"line_public,omitempty"`   // logs: some line names no user
 	LinesAt      uint64      `json:"lines_at,omitempty"`      // logs: the lines before this offset were read
