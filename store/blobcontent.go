@@ -126,8 +126,8 @@ func (s *Store) writeBlob(f *openFile, i *Inode, data []byte, off, size uint64) 
 	if err := s.useBlob(f, i, size); err != nil {
 		return err
 	}
-	if f.pt.Load() && off < f.committedSize {
-		f.ptAppend = false
+	if sess := f.sess.Load(); sess != nil && off < f.committedSize {
+		sess.appends = false
 	} else if off < f.committedSize && !f.blobNew {
 		if err := s.cowBlob(f, size); err != nil {
 			return err
@@ -142,9 +142,9 @@ func (s *Store) truncateBlob(f *openFile, i *Inode, size, old uint64) error {
 	if err := s.useBlob(f, i, old); err != nil {
 		return err
 	}
-	if f.pt.Load() {
+	if sess := f.sess.Load(); sess != nil {
 		// The kernel writes this blob: change it in place (live mark).
-		f.ptAppend = f.ptAppend && size >= f.committedSize
+		sess.appends = sess.appends && size >= f.committedSize
 	} else if size < f.committedSize && !f.blobNew {
 		if err := s.cowBlob(f, min(size, old)); err != nil {
 			return err

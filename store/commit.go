@@ -153,7 +153,8 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	keepMeta := f.appendOnly && f.committedSize > 0 && (f.settled || !memory.HasMetadata(name))
 	var sum string
 	var state, head []byte
-	if !f.pt.Load() || size <= ptHashInline || f.appendOnly {
+	sess := f.sess.Load()
+	if sess == nil || size <= ptHashInline || f.appendOnly {
 		sum, state, head, err = s.digest(f, size, name, keepMeta)
 		if err != nil {
 			return nil, err
@@ -183,7 +184,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	// The kernel may change the committed blob after this commit, or its
 	// hash is left for later: the live mark says so (passthrough.go).
 	// (Appends in place are marked too: a close may defer its commit.)
-	mark := f.pt.Load() && !f.ptMarked && !toKV
+	mark := sess != nil && !sess.marked && !toKV
 	from := uint64(0)
 	if f.appendOnly {
 		from = f.committedSize
@@ -319,9 +320,11 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	s.recs.Set(ino, *rec)
-	f.ptMarked = f.ptMarked || mark
-	f.ptAppend = f.ptWriters == 0
-	f.lastCommit, f.deferred = time.Now(), false
+	if sess != nil {
+		sess.marked = sess.marked || mark
+		sess.appends = sess.writers == 0
+		sess.lastCommit, sess.deferred = time.Now(), false
+	}
 	s.blobCommitted(f)
 	s.keepTail(f, size, rec, state)
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly, f.spilled = nil, 0, false, true, false

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -16,15 +15,8 @@ import (
 // (the deferred hash, small content back into the KV, the live mark) and
 // the page cache prefill.
 
-// linger keeps the session of f (just released by its last handle) for
-// ptLinger. Caller holds f.mu and filesMu.
-func (s *Store) linger(f *openFile) {
-	f.lingerAt = time.Now()
-	s.lingering[f.ino] = f
-}
-
 // Ending a session, and settling an inode, happen while it has no open
-// state: Open waits for them (Store.ending). An open state made from the
+// state: Open waits for them (the ending phase, writestate.go). An open state made from the
 // committed inode meanwhile would be a second one for the same inode, and
 // the ending session's commit, of its own blob generation, could undo the
 // other's (and point the inode at a generation the other had replaced and
@@ -33,75 +25,46 @@ func (s *Store) linger(f *openFile) {
 // testHookEnding, when set by a test, runs as a session starts ending.
 var testHookEnding atomic.Pointer[func(ino uint64)]
 
-// holdLocked marks ino as ending until the returned func is called.
-// Caller holds filesMu; ino has no open state and is not held.
-func (s *Store) holdLocked(ino uint64) (release func()) {
-	ch := make(chan struct{})
-	s.ending[ino] = ch
-	return func() {
-		s.filesMu.Lock()
-		delete(s.ending, ino)
-		s.filesMu.Unlock()
-		close(ch)
-	}
-}
-
-// hold marks ino as ending, when it has no open state, no lingering
-// session and is not held already; else it returns nil.
-func (s *Store) hold(ino uint64) (release func()) {
-	s.filesMu.Lock()
-	defer s.filesMu.Unlock()
-	if s.files[ino] != nil || s.lingering[ino] != nil || s.ending[ino] != nil {
-		return nil
-	}
-	return s.holdLocked(ino)
-}
-
-// lingers reports whether the passthrough session of ino lingers.
-func (s *Store) lingers(ino uint64) bool {
-	s.filesMu.Lock()
-	defer s.filesMu.Unlock()
-	return s.lingering[ino] != nil
-}
-
-// endSessions ends the sessions that have lingered for at least age.
+// endSessions ends every session that has lingered for at least age (0:
+// every one, at Close; fsck: ptLinger); the ticker ends each as it falls
+// due (runDue).
 func (s *Store) endSessions(age time.Duration) {
-	now := time.Now()
-	var due []uint64
+	var inos []uint64
 	s.filesMu.Lock()
-	for ino, f := range s.lingering {
-		if now.Sub(f.lingerAt) >= age {
-			due = append(due, ino)
+	for ino, w := range s.writes {
+		if w.phase == phaseLingering {
+			inos = append(inos, ino)
 		}
 	}
 	s.filesMu.Unlock()
-	for _, ino := range due {
-		// Taken one at a time: one reopened meanwhile goes on.
-		s.filesMu.Lock()
-		f := s.lingering[ino]
-		if f != nil && time.Since(f.lingerAt) < age {
-			f = nil // reopened and released since: lingers anew
-		}
-		var release func()
-		if f != nil {
-			delete(s.lingering, ino)
-			release = s.holdLocked(ino)
-		}
-		s.filesMu.Unlock()
-		if f == nil {
-			continue
-		}
-		if hook := testHookEnding.Load(); hook != nil {
-			(*hook)(ino)
-		}
-		if err := s.endSession(f); err != nil {
-			s.log.Printf("mnemofs: ending the passthrough session of inode %d: %v", f.ino, err)
-		}
-		release()
-		// A tick may end hundreds (a burst of new files): let waiting
-		// FUSE requests run between them, as maintenance does.
-		runtime.Gosched()
+	for _, ino := range inos {
+		s.endLingering(ino, age)
 	}
+}
+
+// endLingering ends the session of ino if it lingers and has for at least
+// age (one reopened and released since lingers on: its own end is due
+// later).
+func (s *Store) endLingering(ino uint64, age time.Duration) {
+	s.filesMu.Lock()
+	f := s.lingeringLocked(ino)
+	var sess *ptSession
+	if f != nil {
+		sess = f.sess.Load()
+	}
+	if sess == nil || time.Since(sess.lingerAt) < age {
+		s.filesMu.Unlock()
+		return
+	}
+	release := s.holdLocked(ino) // lingering → ending
+	s.filesMu.Unlock()
+	if hook := testHookEnding.Load(); hook != nil {
+		(*hook)(ino)
+	}
+	if err := s.endSession(f); err != nil {
+		s.log.Printf("mnemofs: ending the passthrough session of inode %d: %v", f.ino, err)
+	}
+	release()
 }
 
 // endSession commits what the kernel wrote last, closes the blob and
@@ -109,13 +72,14 @@ func (s *Store) endSessions(age time.Duration) {
 func (s *Store) endSession(f *openFile) error {
 	f.mu.Lock()
 	ev, err := s.commitLocked(f) // after ptSync: the kernel's last writes
-	gen, fresh, temp := f.blobGen, f.blobNew && !f.ptTemp, f.ptTemp
+	sess := f.sess.Load()
+	gen, fresh, temp := f.blobGen, f.blobNew && !sess.temp, sess.temp
 	var content []byte
 	if f.blob != nil && temp && err == nil && s.opts.Notify != nil {
 		// Small content went to the KV (a session's unnamed file is
 		// never larger): hand it to the kernel's page cache, which the
 		// session's writes bypassed (prefill).
-		content = make([]byte, min(f.ptSeen.size, ChunkSize))
+		content = make([]byte, min(sess.seen.size, ChunkSize))
 		if readBlob(f.blob, content, 0) != nil {
 			content = nil
 		}
@@ -128,13 +92,13 @@ func (s *Store) endSession(f *openFile) error {
 			content = nil
 		}
 	}
-	if f.blob != nil && f.ptTemp {
+	if f.blob != nil && sess.temp {
 		s.blobs.giveTemp(f.blob) // the kernel let go of it ptLinger ago
 	} else if f.blob != nil {
 		f.blob.Close()
 	}
 	f.blob = nil
-	f.pt.Store(false)
+	f.sess.Store(nil)
 	f.mu.Unlock()
 	s.deliver(ev)
 	if errors.Is(err, syscall.ENOENT) {
@@ -155,7 +119,7 @@ func (s *Store) endSession(f *openFile) error {
 		// A linked blob: its hash may be left for later, a small one
 		// goes back into the KV. (Unnamed files only ever commit small
 		// content, into the KV, and never set the mark.)
-		if err := s.settle(f.ino, f.ptMarked, false); err != nil {
+		if err := s.settle(f.ino, sess.marked, false); err != nil {
 			return err
 		}
 	}
@@ -175,23 +139,26 @@ func (s *Store) endSession(f *openFile) error {
 // file holds now.
 func (s *Store) hashNow(ino uint64) bool {
 	s.filesMu.Lock()
-	if wait := s.ending[ino]; wait != nil {
+	w := s.writes[ino]
+	switch {
+	case w != nil && w.phase == phaseEnding:
 		s.filesMu.Unlock()
-		<-wait // being settled
+		<-w.done // being settled
 		return true
-	}
-	if s.files[ino] != nil {
+	case w != nil && w.phase == phaseOpen:
 		s.filesMu.Unlock()
 		return false // being written: hashed when its session ends
 	}
-	f := s.lingering[ino]
-	if f != nil && time.Since(f.lingerAt) < ptLinger {
-		// Just released: the kernel may still hand the session's
-		// backing file to the next open (passthrough.go).
-		s.filesMu.Unlock()
-		return false
+	var f *openFile
+	if w != nil { // lingering
+		f = w.f
+		if sess := f.sess.Load(); sess != nil && time.Since(sess.lingerAt) < ptLinger {
+			// Just released: the kernel may still hand the session's
+			// backing file to the next open (passthrough.go).
+			s.filesMu.Unlock()
+			return false
+		}
 	}
-	delete(s.lingering, ino)
 	release := s.holdLocked(ino)
 	s.filesMu.Unlock()
 	defer release()

@@ -133,7 +133,7 @@ func TestReleasedAgainLingersAnew(t *testing.T) {
 	s.endSessions(50 * time.Millisecond)
 	testHookEnding.Store(nil)
 	s.filesMu.Lock()
-	_, still := s.lingering[other]
+	still := s.lingeringLocked(other) != nil
 	s.filesMu.Unlock()
 	if !still {
 		t.Errorf("the session of inode %d, released again just now, ended without lingering", other)

@@ -101,9 +101,11 @@ type Store struct {
 	dc      map[uint64]*listing
 	dcEpoch uint64
 
-	// filesMu guards files, the open state of inodes with open handles.
+	// filesMu guards writes, the write state of every inode that has one
+	// (writestate.go), and due, what falls due.
 	filesMu sync.Mutex
-	files   map[uint64]*openFile
+	writes  map[uint64]*writeState
+	due     dueQueue
 
 	// tails caches the last chunk of recently committed files (appends).
 	// It is updated after each commit and dropped on any other change of
@@ -140,13 +142,8 @@ type Store struct {
 
 	// blobs holds large files' content; nil when Options.BlobDir is empty.
 	blobs *blobDir
-	// ptOn: passthrough sessions may start (passthrough.go). lingering
-	// holds the sessions whose last handle went; ending, the inodes whose
-	// session is ending or being settled, which Open waits for (both
-	// guarded by filesMu).
-	ptOn      atomic.Bool
-	lingering map[uint64]*openFile
-	ending    map[uint64]chan struct{}
+	// ptOn: passthrough sessions may start (passthrough.go).
+	ptOn atomic.Bool
 
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
@@ -160,7 +157,7 @@ const idLease = 4096
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
-		inodes: map[uint64]*Inode{}, files: map[uint64]*openFile{}, lingering: map[uint64]*openFile{}, ending: map[uint64]chan struct{}{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{},
+		inodes: map[uint64]*Inode{}, writes: map[uint64]*writeState{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{},
 		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
 		recs: cache.NewFill[uint64, Record](4096)}
 	if s.now == nil {
@@ -222,8 +219,10 @@ func (s *Store) Close() error {
 	s.endSessions(0)
 	s.filesMu.Lock()
 	var open []*openFile
-	for _, f := range s.files {
-		open = append(open, f)
+	for _, w := range s.writes {
+		if w.phase == phaseOpen {
+			open = append(open, w.f)
+		}
 	}
 	s.filesMu.Unlock()
 	for _, f := range open {
