@@ -21,7 +21,7 @@ func (s *Store) blobGenOf(i *Inode) uint64 {
 
 // readCommittedBlob reads committed blob content of ino (generation gen)
 // for a reader that holds no blob of it. It reports false, with no error,
-// when the content moved back into the KV meanwhile (fold).
+// when the content moved back into the KV meanwhile (foldIntoKV).
 func (s *Store) readCommittedBlob(ino, gen uint64, dest []byte, off uint64) (bool, error) {
 	if s.blobs == nil {
 		return true, errors.New("store: content is in a blob file but the store has no blob directory")
@@ -60,7 +60,7 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 	if cur, err := s.inode(f.ino); err == nil {
 		// The cached inode now: a caller's may predate its Open, which
 		// may have waited for a passthrough session to end and settle
-		// (fold moves small content back into the KV and retires the
+		// (foldIntoKV moves small content back into the KV and retires the
 		// blob).
 		i = cur
 	}

@@ -99,10 +99,19 @@ type commitWrite struct {
 	now      int64
 }
 
-// apply writes w's parts in t: chunks, version, then the inode and record
-// (with the live mark).
-func (w *commitWrite) apply(t backend.Txn, chunks, version, meta bool) error {
-	if chunks {
+// commitParts names the parts of a commit's writes.
+type commitParts uint8
+
+const (
+	partChunks  commitParts = 1 << iota // the dirty chunks, and the drop of stale ones
+	partVersion                         // the version the policy keeps
+	partMeta                            // the inode, the record, the live mark
+	partAll     = partChunks | partVersion | partMeta
+)
+
+// apply writes the parts of w in t.
+func (w *commitWrite) apply(t backend.Txn, parts commitParts) error {
+	if parts&partChunks != 0 {
 		for idx, c := range w.dirty {
 			if err := t.Set(backend.ChunkKey(w.ino, idx), c); err != nil {
 				return err
@@ -117,12 +126,12 @@ func (w *commitWrite) apply(t backend.Txn, chunks, version, meta bool) error {
 			}
 		}
 	}
-	if version && w.keep {
+	if parts&partVersion != 0 && w.keep {
 		if err := putVersion(t, w.snapshot, &w.prevRec, w.version, w.now); err != nil {
 			return err
 		}
 	}
-	if meta {
+	if parts&partMeta != 0 {
 		if w.mark {
 			if err := t.Set(backend.LiveKey(w.ino), nil); err != nil {
 				return err
@@ -282,7 +291,7 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 // if the rest fails), then the version, then the inode and record; the
 // chunks the inode no longer points at go last. Caller holds s.mu.
 func (s *Store) writeCommit(w *commitWrite) error {
-	err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, true, true, true) })
+	err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partAll) })
 	if !errors.Is(err, backend.ErrTxnTooBig) {
 		return err
 	}
@@ -297,11 +306,11 @@ func (s *Store) writeCommit(w *commitWrite) error {
 		return err
 	}
 	if w.keep {
-		if err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, false, true, false) }); err != nil {
+		if err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partVersion) }); err != nil {
 			return err
 		}
 	}
-	if err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, false, false, true) }); err != nil {
+	if err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partMeta) }); err != nil {
 		return err
 	}
 	// The inode points at its blob now: the chunks can go.

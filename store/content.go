@@ -74,7 +74,7 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 		if inBlob, err := s.readCommittedBlob(ino, gen, dest[:n], off); inBlob {
 			return n, err
 		}
-		// Moved into the KV meanwhile (fold): the size may have
+		// Moved into the KV meanwhile (foldIntoKV): the size may have
 		// changed since, too.
 	}
 	n := int(end - off)

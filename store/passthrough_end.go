@@ -56,7 +56,7 @@ func (s *Store) endLingering(ino uint64, age time.Duration) {
 		s.filesMu.Unlock()
 		return
 	}
-	release := s.holdLocked(ino) // lingering → ending
+	release := s.enterEndingLocked(ino) // lingering → ending
 	s.filesMu.Unlock()
 	if hook := testHookEnding.Load(); hook != nil {
 		(*hook)(ino)
@@ -68,7 +68,7 @@ func (s *Store) endLingering(ino uint64, age time.Duration) {
 }
 
 // endSession commits what the kernel wrote last, closes the blob and
-// settles the inode. f is no longer registered; the caller holds ino.
+// settles the inode. ino is in the ending phase, entered by the caller.
 func (s *Store) endSession(f *openFile) error {
 	f.mu.Lock()
 	ev, err := s.commitLocked(f) // after ptSync: the kernel's last writes
@@ -159,7 +159,7 @@ func (s *Store) hashNow(ino uint64) bool {
 			return false
 		}
 	}
-	release := s.holdLocked(ino)
+	release := s.enterEndingLocked(ino)
 	s.filesMu.Unlock()
 	defer release()
 	if f != nil {
@@ -200,7 +200,7 @@ func (s *Store) prefill(ino uint64, data []byte, version int) {
 // sha256 computed when it was left for later (or, after a crash, checked
 // against what the blob holds), a small file's content moved back into
 // the KV, and the live mark dropped. An inode open again is left to the
-// end of its new session. The caller holds ino.
+// end of its new session. ino is in the ending phase, entered by the caller.
 func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	s.mu.Lock()
 	if s.openState(ino) != nil {
@@ -241,12 +241,12 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 			return err
 		}
 	}
-	return s.fold(ino, marked)
+	return s.foldIntoKV(ino, marked)
 }
 
 // fold moves the content of a small file out of its blob into the KV and
 // drops the live mark, in one transaction.
-func (s *Store) fold(ino uint64, marked bool) error {
+func (s *Store) foldIntoKV(ino uint64, marked bool) error {
 	s.mu.Lock()
 	defer s.unlock()
 	if s.openState(ino) != nil {
@@ -298,9 +298,9 @@ func (s *Store) fold(ino uint64, marked bool) error {
 	return nil
 }
 
-// settleMarked settles every inode that carries a live mark and is not
+// settleLiveMarks settles every inode that carries a live mark and is not
 // open: at start (the store stopped with sessions running) and by fsck.
-func (s *Store) settleMarked() error {
+func (s *Store) settleLiveMarks() error {
 	var inos []uint64
 	err := s.kv.View(func(t backend.Txn) error {
 		return t.Scan(backend.LivePrefix(), nil, true, func(k, _ []byte) bool {
@@ -312,7 +312,7 @@ func (s *Store) settleMarked() error {
 		return err
 	}
 	for _, ino := range inos {
-		release := s.hold(ino)
+		release := s.enterEnding(ino)
 		if release == nil {
 			continue // open, or its session lingers: settled at its end
 		}

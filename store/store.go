@@ -197,7 +197,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if err := s.cleanBlobs(); err != nil {
 		return nil, err
 	}
-	if err := s.settleMarked(); err != nil {
+	if err := s.settleLiveMarks(); err != nil {
 		return nil, err
 	}
 	s.done.Add(1)
@@ -372,9 +372,9 @@ func (s *Store) Attr(ino uint64) (Inode, error) {
 	return c, nil
 }
 
-// update applies fn to a copy of each inode, commits the copies with the
-// other writes of body, and only then installs them in the cache. Caller
-// holds mu.
+// update writes body and the given inodes (editable copies, see editable)
+// in one transaction, and only then installs the copies in the cache.
+// Caller holds mu.
 func (s *Store) update(body func(t backend.Txn) error, inodes ...*Inode) error {
 	err := s.kv.Update(func(t backend.Txn) error {
 		if body != nil {

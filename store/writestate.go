@@ -21,7 +21,7 @@ import (
 //	      │                 lingering ──────────────────┘
 //	      │                     │ ptLinger after the last Release (due: end)
 //	      │                     ▼
-//	      └──────────────── ending ◀──── hold (settle a marked inode: start, fsck, hashNow)
+//	      └──────────────── ending ◀──── enterEnding (settle: start, fsck, hashNow)
 //	        session ended,
 //	        inode settled
 //
@@ -102,10 +102,10 @@ func (s *Store) quiet(ino uint64) bool {
 	return s.writes[ino] == nil
 }
 
-// holdLocked puts ino in the ending phase until the returned func is
+// enterEndingLocked puts ino in the ending phase until the returned func is
 // called. Caller holds filesMu; ino has no entry, or a lingering one
 // whose session the caller takes to end.
-func (s *Store) holdLocked(ino uint64) (release func()) {
+func (s *Store) enterEndingLocked(ino uint64) (release func()) {
 	ch := make(chan struct{})
 	s.writes[ino] = &writeState{phase: phaseEnding, done: ch}
 	return func() {
@@ -120,13 +120,13 @@ func (s *Store) holdLocked(ino uint64) (release func()) {
 
 // hold puts ino in the ending phase when it has no write state; else it
 // returns nil.
-func (s *Store) hold(ino uint64) (release func()) {
+func (s *Store) enterEnding(ino uint64) (release func()) {
 	s.filesMu.Lock()
 	defer s.filesMu.Unlock()
 	if s.writes[ino] != nil {
 		return nil
 	}
-	return s.holdLocked(ino)
+	return s.enterEndingLocked(ino)
 }
 
 // linger moves f (just released by its last handle, with a session) to
