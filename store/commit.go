@@ -34,7 +34,7 @@ func (s *Store) Fsync(ino uint64) error {
 		}
 		if s.blobs != nil {
 			// The commit may have named a passthrough session's file.
-			if err := s.blobs.syncNew(ino); err != nil {
+			if err := s.blobs.SyncNew(ino); err != nil {
 				return err
 			}
 		}
@@ -159,7 +159,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		// The record about to point at this blob must not become durable
 		// before its data (durable.go). Taken before mu: a sync holding
 		// the barrier stalls only commits of blobs.
-		defer s.blobs.pointAt(f.ino, f.blobGen)()
+		defer s.blobs.PointAt(f.ino, f.blobGen)()
 	}
 	s.mu.Lock()
 	defer func() { ev = s.unlockKeep() }()

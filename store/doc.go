@@ -10,7 +10,7 @@
 //     all of its links (parent, name), so a memory's canonical path is
 //     derivable and hard links are exact.
 //   - Content up to one chunk (ChunkSize) lives in the KV; a file that
-//     grows past it moves to a blob file beside the KV (blob.go: one file
+//     grows past it moves to a blob file beside the KV (internal/blobfs: one file
 //     per inode and generation, appends in place past the committed size,
 //     copy on write for anything else, never for an encrypted store). KV
 //     writes go to a per-inode open state (dirty chunks, shared by every

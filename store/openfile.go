@@ -48,7 +48,7 @@ type openFile struct {
 	settled bool
 
 	// blob is the open content file when the content is in a blob or
-	// moves to one in this open (blob.go); blobGen is its generation.
+	// moves to one in this open (internal/blobfs); blobGen is its generation.
 	// blobNew: it is not the committed generation yet (copied on write,
 	// or moved out of the KV chunks); the commit points the inode at it.
 	// dropChunks: the content moved out of the KV chunks, which the

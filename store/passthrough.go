@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/mnemofs/mnemofs/policy"
@@ -14,7 +16,7 @@ import (
 // Passthrough sessions. With FUSE passthrough (Linux >= 6.9, as root) the
 // kernel reads and writes a file's content in a backing file itself, and the
 // daemon never sees the data. The store runs such a session on a blob file
-// (blob.go) when fusefs asks at open time and it is safe:
+// (internal/blobfs) when fusefs asks at open time and it is safe:
 //
 //   - a file just created: the session writes an unnamed file (O_TMPFILE),
 //     which its first commit copies into the KV (small content) or links
@@ -140,7 +142,7 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		if gen == 0 {
 			return nil
 		}
-		bf, err := s.blobs.open(ino, gen)
+		bf, err := s.blobs.Open(ino, gen)
 		if err != nil {
 			return nil
 		}
@@ -155,7 +157,7 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		if size > 0 {
 			return nil // not a new file after all
 		}
-		bf, err := s.blobs.takeTemp()
+		bf, err := s.blobs.TakeTemp()
 		if err != nil {
 			return nil
 		}
@@ -196,7 +198,7 @@ func (s *Store) ptCommitTemp(f *openFile, i *Inode, size uint64) (bool, error) {
 	}
 	if size <= ChunkSize {
 		data := make([]byte, size)
-		if err := readBlob(f.blob, data, 0); err != nil {
+		if err := blobfs.ReadFull(f.blob, data, 0); err != nil {
 			return false, err
 		}
 		f.dirty = map[uint32][]byte{}
@@ -209,7 +211,7 @@ func (s *Store) ptCommitTemp(f *openFile, i *Inode, size uint64) (bool, error) {
 		return true, nil
 	}
 	gen := s.blobGenOf(i) + 1
-	if err := s.blobs.link(f.blob, f.ino, gen); err != nil {
+	if err := s.blobs.Link(f.blob, f.ino, gen); err != nil {
 		return false, err
 	}
 	f.dropChunks = f.dropChunks || s.blobGenOf(i) == 0

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
+
 	"github.com/mnemofs/mnemofs/backend"
 )
 
@@ -80,7 +82,7 @@ func (s *Store) endSession(f *openFile) error {
 		// never larger): hand it to the kernel's page cache, which the
 		// session's writes bypassed (prefill).
 		content = make([]byte, min(sess.seen.size, ChunkSize))
-		if readBlob(f.blob, content, 0) != nil {
+		if blobfs.ReadFull(f.blob, content, 0) != nil {
 			content = nil
 		}
 	}
@@ -93,7 +95,7 @@ func (s *Store) endSession(f *openFile) error {
 		}
 	}
 	if f.blob != nil && sess.temp {
-		s.blobs.giveTemp(f.blob) // the kernel let go of it ptLinger ago
+		s.blobs.GiveTemp(f.blob) // the kernel let go of it ptLinger ago
 	} else if f.blob != nil {
 		f.blob.Close()
 	}
@@ -111,7 +113,7 @@ func (s *Store) endSession(f *openFile) error {
 		// Nothing was committed from this generation.
 		s.mu.Lock()
 		if i, ierr := s.inode(f.ino); s.openState(f.ino) == nil && (ierr != nil || s.blobGenOf(i) != gen) {
-			s.blobs.removeGen(f.ino, gen)
+			s.blobs.RemoveGen(f.ino, gen)
 		}
 		s.unlock()
 	}
@@ -224,7 +226,7 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	if recheck && i.Blob != 0 && s.blobs != nil {
 		// What the kernel appended after the last commit (a deferred
 		// flush, passthrough.go) was acknowledged to its writer: keep it.
-		if fi, serr := os.Stat(s.blobs.path(ino, i.Blob)); serr == nil && uint64(fi.Size()) > i.Size {
+		if fi, serr := os.Stat(s.blobs.Path(ino, i.Blob)); serr == nil && uint64(fi.Size()) > i.Size {
 			i.Size = uint64(fi.Size())
 		}
 	}
@@ -262,12 +264,12 @@ func (s *Store) foldIntoKV(ino uint64, marked bool) error {
 	var data []byte
 	move := snap.Blob != 0 && snap.Size <= ChunkSize && snap.Pack == 0 && snap.IsReg()
 	if move {
-		bf, err := s.blobs.open(ino, snap.Blob)
+		bf, err := s.blobs.Open(ino, snap.Blob)
 		if err != nil {
 			return err
 		}
 		data = make([]byte, snap.Size)
-		err = readBlob(bf, data, 0)
+		err = blobfs.ReadFull(bf, data, 0)
 		bf.Close()
 		if err != nil {
 			return err
@@ -294,7 +296,7 @@ func (s *Store) foldIntoKV(ino uint64, marked bool) error {
 		return err
 	}
 	s.tails.Forget(ino)
-	s.blobs.retire(ino, old)
+	s.blobs.Retire(ino, old)
 	return nil
 }
 

@@ -100,7 +100,7 @@ func TestOpenWaitsForSessionEnd(t *testing.T) {
 	if a.Blob == 0 {
 		t.Fatal("large content not in a blob")
 	}
-	if _, err := os.Stat(s.blobs.path(ino, a.Blob)); err != nil {
+	if _, err := os.Stat(s.blobs.Path(ino, a.Blob)); err != nil {
 		t.Fatalf("the committed blob generation %d: %v", a.Blob, err)
 	}
 	fsckClean(t, s)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
+
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/policy"
@@ -52,7 +54,7 @@ type Options struct {
 	// User, when set, isolates the store for one user (isolation.go).
 	User string
 	// BlobDir, when set, holds the content of files larger than one chunk
-	// as plain files (blob.go); empty keeps all content in the KV (an
+	// as plain files (internal/blobfs); empty keeps all content in the KV (an
 	// encrypted store must, so that no plaintext reaches the disk).
 	BlobDir string
 	// CacheBytes bounds the content cache (hot.go): 0 means
@@ -141,7 +143,7 @@ type Store struct {
 	space *spaceGuard
 
 	// blobs holds large files' content; nil when Options.BlobDir is empty.
-	blobs *blobDir
+	blobs *blobfs.Dir
 	// ptOn: passthrough sessions may start (passthrough.go).
 	ptOn atomic.Bool
 
@@ -167,7 +169,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 		s.log = log.Default()
 	}
 	if o.BlobDir != "" {
-		s.blobs = &blobDir{dir: o.BlobDir}
+		s.blobs = blobfs.New(o.BlobDir)
 	}
 	s.hot = newHot(o.CacheBytes)
 	if o.SpaceDir != "" {
@@ -237,7 +239,7 @@ func (s *Store) Close() error {
 		err = serr
 	}
 	if s.blobs != nil {
-		s.blobs.closeTemps()
+		s.blobs.CloseTemps()
 	}
 	return err
 }
