@@ -22,18 +22,69 @@ type Meta struct {
 	Extra      map[string]any `json:"extra,omitempty"`
 }
 
-// Keys lists the recognised keys and their aliases, for meta/schema.json.
-var Keys = []struct{ Key, Aliases, Kind, Doc string }{
-	{"id", "memory_id", "string", "stable identifier of the memory"},
-	{"type", "", "string", "memory type; defaults to the top-level directory"},
-	{"user", "users", "string or list", "users the memory belongs to"},
-	{"entities", "", "list", "entities such as user:alice, project:beta; user:X also counts as a user"},
-	{"tags", "topic", "string or list", "tags; a comma-separated string is split"},
-	{"importance", "importance_score", "number 0..1", "how much the memory matters"},
-	{"created", "", "date or RFC 3339 time", "when the memory was made (else the file's creation)"},
-	{"expires", "", "date or RFC 3339 time", "when the memory stops being current"},
-	{"related", "related_files", "string or list", "paths or ids of linked memories"},
+// Key is one recognised metadata key: its name, the aliases that mean
+// the same, and how a value is read into a Meta. Keys feeds the front
+// matter parser, the JSON path (top-level and "metadata" keys) and
+// meta/schema.json alike.
+type Key struct {
+	Key     string
+	Aliases []string
+	Kind    string
+	Doc     string
+	set     func(m *Meta, v any) error
 }
+
+// Keys lists the recognised keys.
+var Keys = []Key{
+	{"id", []string{"memory_id"}, "string", "stable identifier of the memory",
+		func(m *Meta, v any) error { m.ID = scalar(v); return nil }},
+	{"type", nil, "string", "memory type; defaults to the top-level directory",
+		func(m *Meta, v any) error { m.Type = scalar(v); return nil }},
+	{"user", []string{"users"}, "string or list", "users the memory belongs to",
+		func(m *Meta, v any) error { m.Users = append(m.Users, list(v)...); return nil }},
+	{"entities", nil, "list", "entities such as user:alice, project:beta; user:X also counts as a user",
+		func(m *Meta, v any) error {
+			for _, e := range list(v) {
+				m.Entities = append(m.Entities, e)
+				if u, ok := strings.CutPrefix(e, "user:"); ok && u != "" {
+					m.Users = append(m.Users, u)
+				}
+			}
+			return nil
+		}},
+	{"tags", []string{"tag", "topic", "topics"}, "string or list", "tags; a comma-separated string is split",
+		func(m *Meta, v any) error { m.Tags = append(m.Tags, list(v)...); return nil }},
+	{"importance", []string{"importance_score"}, "number 0..1", "how much the memory matters",
+		func(m *Meta, v any) error {
+			f, err := number(v)
+			if err != nil {
+				return err
+			}
+			if f < 0 || f > 1 {
+				return fmt.Errorf("must be between 0 and 1, got %v", f)
+			}
+			m.Importance = &f
+			return nil
+		}},
+	{"created", nil, "date or RFC 3339 time", "when the memory was made (else the file's creation)",
+		func(m *Meta, v any) (err error) { m.Created, err = timeOf(v); return err }},
+	{"expires", nil, "date or RFC 3339 time", "when the memory stops being current",
+		func(m *Meta, v any) (err error) { m.Expires, err = timeOf(v); return err }},
+	{"related", []string{"related_files"}, "string or list", "paths or ids of linked memories",
+		func(m *Meta, v any) error { m.Related = append(m.Related, list(v)...); return nil }},
+}
+
+// keyByName finds a key by its name or an alias (lower case).
+var keyByName = func() map[string]*Key {
+	m := map[string]*Key{}
+	for k := range Keys {
+		m[Keys[k].Key] = &Keys[k]
+		for _, a := range Keys[k].Aliases {
+			m[a] = &Keys[k]
+		}
+	}
+	return m
+}()
 
 // fromMap fills m from decoded key/values, returning the problems found.
 func (m *Meta) fromMap(kv map[string]any) []string {
@@ -45,45 +96,15 @@ func (m *Meta) fromMap(kv map[string]any) []string {
 	sort.Strings(keys) // deterministic order of users and tags
 	for _, k := range keys {
 		v := kv[k]
-		var err error
-		switch strings.ToLower(k) {
-		case "id", "memory_id":
-			m.ID = scalar(v)
-		case "type":
-			m.Type = scalar(v)
-		case "user", "users":
-			m.Users = append(m.Users, list(v)...)
-		case "entities":
-			for _, e := range list(v) {
-				m.Entities = append(m.Entities, e)
-				if u, ok := strings.CutPrefix(e, "user:"); ok && u != "" {
-					m.Users = append(m.Users, u)
-				}
-			}
-		case "tags", "topic", "topics":
-			m.Tags = append(m.Tags, list(v)...)
-		case "importance", "importance_score":
-			var f float64
-			if f, err = number(v); err == nil {
-				if f < 0 || f > 1 {
-					err = fmt.Errorf("must be between 0 and 1, got %v", f)
-				} else {
-					m.Importance = &f
-				}
-			}
-		case "created":
-			m.Created, err = timeOf(v)
-		case "expires":
-			m.Expires, err = timeOf(v)
-		case "related", "related_files":
-			m.Related = append(m.Related, list(v)...)
-		default:
+		key, known := keyByName[strings.ToLower(k)]
+		if !known {
 			if m.Extra == nil {
 				m.Extra = map[string]any{}
 			}
 			m.Extra[k] = v
+			continue
 		}
-		if err != nil {
+		if err := key.set(m, v); err != nil {
 			errs = append(errs, fmt.Sprintf("key %q: %v", k, err))
 		}
 	}

@@ -128,7 +128,7 @@ func parseJSON(content []byte, m *Meta) error {
 	}
 	kv := map[string]any{}
 	for k, v := range obj {
-		if _, known := recognised[strings.ToLower(k)]; known {
+		if _, known := keyByName[strings.ToLower(k)]; known {
 			kv[k] = v
 		}
 	}
@@ -141,12 +141,6 @@ func parseJSON(content []byte, m *Meta) error {
 		return fmt.Errorf("metadata: %s", strings.Join(errs, "; "))
 	}
 	return nil
-}
-
-var recognised = map[string]struct{}{
-	"id": {}, "memory_id": {}, "type": {}, "user": {}, "users": {}, "entities": {},
-	"tags": {}, "topic": {}, "importance": {}, "importance_score": {}, "created": {},
-	"related": {}, "related_files": {}, "expires": {},
 }
 
 func ext(name string) string { return strings.ToLower(path.Ext(name)) }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -91,4 +92,28 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJSONAndYAMLAgreeOnKeys: one key table serves both paths: every key
+// and alias front matter knows, a JSON memory knows too (JSON "topics"
+// was once ignored while YAML topics: worked).
+func TestJSONAndYAMLAgreeOnKeys(t *testing.T) {
+	for _, k := range Keys {
+		for _, name := range append([]string{k.Key}, k.Aliases...) {
+			val := `"x"`
+			if k.Kind == "number 0..1" {
+				val = "0.5"
+			} else if strings.Contains(k.Kind, "date") {
+				val = `"2024-05-01"`
+			}
+			y := Parse("a.md", []byte("---\n"+name+": "+strings.Trim(val, `"`)+"\n---\nbody\n"))
+			j := Parse("a.json", []byte(`{"`+name+`": `+val+`}`))
+			if y.Err != nil || j.Err != nil {
+				t.Fatalf("%s: %v / %v", name, y.Err, j.Err)
+			}
+			if !reflect.DeepEqual(y.Meta, j.Meta) || reflect.DeepEqual(j.Meta, Meta{}) {
+				t.Errorf("%s: YAML gives %+v, JSON %+v", name, y.Meta, j.Meta)
+			}
+		}
+	}
 }

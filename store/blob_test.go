@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
 )
 
 // openBlobStore opens (or reopens) an on-disk store with blob files in dir.
@@ -88,7 +89,7 @@ func TestBlobWriteAppendOverwriteTruncate(t *testing.T) {
 	if g := blobGen(t, s, ino); g != 2 {
 		t.Fatalf("overwrite: generation %d, want 2", g)
 	}
-	old := s.blobs.path(ino, 1)
+	old := s.blobs.Path(ino, 1)
 	if !exists(old) {
 		t.Fatal("replaced generation deleted before the store was synced")
 	}
@@ -164,8 +165,8 @@ func TestBlobsSurviveReopenAndLeftoversGo(t *testing.T) {
 	must(t, kv.Close())
 
 	// A copy whose commit never happened (a crash) is left behind.
-	b := &blobDir{dir: filepath.Join(dir, "blobs")}
-	f, err := b.create(ino, 7)
+	b := blobfs.New(filepath.Join(dir, "blobs"))
+	f, err := b.Create(ino, 7)
 	must(t, err)
 	f.Close()
 
@@ -175,13 +176,13 @@ func TestBlobsSurviveReopenAndLeftoversGo(t *testing.T) {
 	if !bytes.Equal(readAll(t, s, ino), data) {
 		t.Fatal("blob content differs after reopening")
 	}
-	if exists(b.path(ino, 7)) {
+	if exists(b.Path(ino, 7)) {
 		t.Fatal("an uncommitted generation survived reopening")
 	}
 	fsckClean(t, s)
 
 	// A blob cut short is a problem fsck reports.
-	must(t, os.Truncate(b.path(ino, 1), 100))
+	must(t, os.Truncate(b.Path(ino, 1), 100))
 	r, err := s.Fsck(false)
 	must(t, err)
 	if r.Clean {

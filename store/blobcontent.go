@@ -7,10 +7,12 @@ import (
 	"math"
 	"syscall"
 
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
+
 	"github.com/mnemofs/mnemofs/backend"
 )
 
-// The store's side of blob content (blob.go has the files themselves).
+// The store's side of blob content (store/internal/blobfs has the files themselves).
 
 // blobGenOf returns the committed blob generation of i (0: KV chunks).
 func (s *Store) blobGenOf(i *Inode) uint64 {
@@ -21,15 +23,15 @@ func (s *Store) blobGenOf(i *Inode) uint64 {
 
 // readCommittedBlob reads committed blob content of ino (generation gen)
 // for a reader that holds no blob of it. It reports false, with no error,
-// when the content moved back into the KV meanwhile (fold).
+// when the content moved back into the KV meanwhile (foldIntoKV).
 func (s *Store) readCommittedBlob(ino, gen uint64, dest []byte, off uint64) (bool, error) {
 	if s.blobs == nil {
 		return true, errors.New("store: content is in a blob file but the store has no blob directory")
 	}
 	for try := 0; ; try++ {
-		f, err := s.blobs.open(ino, gen)
+		f, err := s.blobs.Open(ino, gen)
 		if err == nil {
-			err = readBlob(f, dest, off)
+			err = blobfs.ReadFull(f, dest, off)
 			f.Close()
 			return true, err
 		}
@@ -60,19 +62,19 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 	if cur, err := s.inode(f.ino); err == nil {
 		// The cached inode now: a caller's may predate its Open, which
 		// may have waited for a passthrough session to end and settle
-		// (fold moves small content back into the KV and retires the
+		// (foldIntoKV moves small content back into the KV and retires the
 		// blob).
 		i = cur
 	}
 	if gen := s.blobGenOf(i); gen != 0 {
-		bf, err := s.blobs.open(f.ino, gen)
+		bf, err := s.blobs.Open(f.ino, gen)
 		if err != nil {
 			return err
 		}
 		f.blob, f.blobGen = bf, gen
 		return nil
 	}
-	bf, err := s.blobs.create(f.ino, 1)
+	bf, err := s.blobs.Create(f.ino, 1)
 	if err != nil {
 		return err
 	}
@@ -87,12 +89,12 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 		}
 		if err != nil {
 			bf.Close()
-			s.blobs.removeGen(f.ino, 1)
+			s.blobs.RemoveGen(f.ino, 1)
 			return err
 		}
 		pos += uint64(n)
 	}
-	s.blobs.created(f.ino)
+	s.blobs.Created(f.ino)
 	f.dirty, f.dirtyBytes, f.truncFloor = nil, 0, math.MaxUint64
 	f.blob, f.blobGen, f.blobNew, f.dropChunks = bf, 1, true, true
 	s.tails.Forget(f.ino)
@@ -103,18 +105,18 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 // the current one, so the committed content stays whole. Caller holds f.mu.
 func (s *Store) cowBlob(f *openFile, n uint64) error {
 	gen := f.blobGen + 1
-	nb, err := s.blobs.create(f.ino, gen)
+	nb, err := s.blobs.Create(f.ino, gen)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		if err := copyRange(nb, f.blob, int64(n)); err != nil {
+		if err := blobfs.CopyRange(nb, f.blob, int64(n)); err != nil {
 			nb.Close()
-			s.blobs.removeGen(f.ino, gen)
+			s.blobs.RemoveGen(f.ino, gen)
 			return err
 		}
 	}
-	s.blobs.created(f.ino)
+	s.blobs.Created(f.ino)
 	f.blob.Close()
 	f.blob, f.blobGen, f.blobNew = nb, gen, true
 	return nil
@@ -126,8 +128,8 @@ func (s *Store) writeBlob(f *openFile, i *Inode, data []byte, off, size uint64) 
 	if err := s.useBlob(f, i, size); err != nil {
 		return err
 	}
-	if f.pt.Load() && off < f.committedSize {
-		f.ptAppend = false
+	if sess := f.sess.Load(); sess != nil && off < f.committedSize {
+		sess.appends = false
 	} else if off < f.committedSize && !f.blobNew {
 		if err := s.cowBlob(f, size); err != nil {
 			return err
@@ -142,9 +144,9 @@ func (s *Store) truncateBlob(f *openFile, i *Inode, size, old uint64) error {
 	if err := s.useBlob(f, i, old); err != nil {
 		return err
 	}
-	if f.pt.Load() {
+	if sess := f.sess.Load(); sess != nil {
 		// The kernel writes this blob: change it in place (live mark).
-		f.ptAppend = f.ptAppend && size >= f.committedSize
+		sess.appends = sess.appends && size >= f.committedSize
 	} else if size < f.committedSize && !f.blobNew {
 		if err := s.cowBlob(f, min(size, old)); err != nil {
 			return err
@@ -178,7 +180,7 @@ func (s *Store) blobCommitted(f *openFile) {
 	s.icMu.Lock()
 	if i := s.inodes[f.ino]; i != nil {
 		if i.Blob != 0 && i.Blob != f.blobGen {
-			s.blobs.retire(f.ino, i.Blob)
+			s.blobs.Retire(f.ino, i.Blob)
 		}
 		i.Blob = f.blobGen
 	}
@@ -195,7 +197,7 @@ func (s *Store) syncBlob(f *openFile) error {
 	if err := f.blob.Sync(); err != nil {
 		return err
 	}
-	return s.blobs.syncNew(f.ino)
+	return s.blobs.SyncNew(f.ino)
 }
 
 // cleanBlobs deletes blob generations no inode points to (left by a crash
@@ -204,19 +206,19 @@ func (s *Store) cleanBlobs() error {
 	if s.blobs == nil {
 		return nil
 	}
-	ids, err := s.blobs.list()
+	ids, err := s.blobs.List()
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		i, err := s.inode(id.ino)
-		if err == nil && i.Blob == id.gen {
+		i, err := s.inode(id.Ino)
+		if err == nil && i.Blob == id.Gen {
 			continue
 		}
 		if err != nil && !errors.Is(err, syscall.ENOENT) {
 			return err
 		}
-		s.blobs.removeGen(id.ino, id.gen)
+		s.blobs.RemoveGen(id.Ino, id.Gen)
 	}
 	return nil
 }
@@ -227,7 +229,7 @@ func (s *Store) hashBlob(h io.Writer, i *Inode) error {
 	if s.blobs == nil {
 		return errors.New("content is in a blob file but the store has no blob directory")
 	}
-	f, err := s.blobs.open(i.Ino, i.Blob)
+	f, err := s.blobs.Open(i.Ino, i.Blob)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"syscall"
 
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
+
 	"github.com/mnemofs/mnemofs/backend"
 )
 
@@ -66,7 +68,7 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 		end = min(size, off+uint64(len(dest)))
 		n := int(end - off)
 		if f != nil && f.blob != nil {
-			return n, readBlob(f.blob, dest[:n], off)
+			return n, blobfs.ReadFull(f.blob, dest[:n], off)
 		}
 		if gen == 0 {
 			break
@@ -74,7 +76,7 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 		if inBlob, err := s.readCommittedBlob(ino, gen, dest[:n], off); inBlob {
 			return n, err
 		}
-		// Moved into the KV meanwhile (fold): the size may have
+		// Moved into the KV meanwhile (foldIntoKV): the size may have
 		// changed since, too.
 	}
 	n := int(end - off)

@@ -12,7 +12,7 @@
 //     all of its links (parent, name), so a memory's canonical path is
 //     derivable and hard links are exact.
 //   - Content up to one chunk (ChunkSize) lives in the KV; a file that
-//     grows past it moves to a blob file beside the KV (blob.go: one file
+//     grows past it moves to a blob file beside the KV (internal/blobfs: one file
 //     per inode and generation, appends in place past the committed size,
 //     copy on write for anything else, never for an encrypted store). KV
 //     writes go to a per-inode open state (dirty chunks, shared by every
@@ -52,10 +52,34 @@
 // Errors: POSIX conditions are returned as syscall.Errno values; backend
 // failures are wrapped backend errors.
 //
-// Locking (outermost first): openFile.mu, Store.mu (all namespace changes
-// and commits), then the leaf locks Store.icMu (inode cache), Store.dcMu
-// (directory cache), Store.filesMu (open table) and Store.accMu (access
-// times). A lock is never taken while holding one listed after it. Change
-// events are delivered only after Store.mu and every openFile.mu are
-// released (events.go), because handlers read the store.
+// Locking, outermost first; a lock is never taken while holding one listed
+// after it:
+//
+//  1. openFile.mu: one open state (per inode) while it is written or
+//     committed.
+//  2. blobDir.barrier (read side; durable.go): a commit that points at a
+//     blob takes it, before Store.mu, and holds it until its KV write; the
+//     periodic sync takes the write side for its last round, holding no
+//     other store lock.
+//  3. Store.mu: every namespace change and every commit, so that KV
+//     transactions never conflict and the KV and the caches change
+//     together.
+//  4. Leaf locks, held for a few statements and never while calling out:
+//     Store.icMu (inode cache), Store.dcMu (directory cache),
+//     Store.filesMu (the write states and the due queue, writestate.go),
+//     Store.accMu (access times), blobDir.mu (dirty and fresh blobs, the
+//     temp pool), projections.mu, and the caches' own locks.
+//
+// Waits: an Open of an inode whose session is ending (or which is being
+// settled) waits on that end with no lock held (writestate.go); a save
+// waits for the replaced memory's handles with no lock held (quieten,
+// saves.go).
+//
+// What never runs under a store lock: change events are delivered (and
+// the kernel told, through fusefs's queue: Notifier) only after Store.mu
+// and every openFile.mu are released (events.go, unlock), because handlers
+// read the store and the kernel may call back into the mount; reads of a
+// blob's committed content for a read request take no lock of the open
+// state (content.go); the operator's programs run with none held
+// (lifecycle).
 package store

@@ -28,7 +28,7 @@ func TestPeriodicSyncBlobDataFirst(t *testing.T) {
 	if !u.Unsynced() {
 		t.Fatal("a commit left the KV synced")
 	}
-	f, err := os.Open(s.blobs.path(ino, gen))
+	f, err := os.Open(s.blobs.Path(ino, gen))
 	must(t, err)
 	defer f.Close()
 	if ext4 && !delalloc(t, f) {
@@ -41,9 +41,7 @@ func TestPeriodicSyncBlobDataFirst(t *testing.T) {
 	if ext4 && delalloc(t, f) {
 		t.Fatal("the KV pointing at the blob is synced, the blob's data is not")
 	}
-	s.blobs.mu.Lock()
-	left := len(s.blobs.dirty) + len(s.blobs.fresh)
-	s.blobs.mu.Unlock()
+	left := s.blobs.Unsynced()
 	if left != 0 {
 		t.Fatalf("%d blobs still marked after the sync", left)
 	}
@@ -60,7 +58,7 @@ func TestCloseSyncsBlobData(t *testing.T) {
 	s, kv := openBlobStore(t, dir)
 	defer kv.Close()
 	ino := writeFile(t, s, RootIno, "big.bin", pattern(100<<10, 6))
-	p := s.blobs.path(ino, blobGen(t, s, ino))
+	p := s.blobs.Path(ino, blobGen(t, s, ino))
 	f, err := os.Open(p)
 	must(t, err)
 	defer f.Close()

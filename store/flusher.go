@@ -18,8 +18,7 @@ func (s *Store) flusher() {
 		case <-s.stop:
 			return
 		case <-pt.C:
-			s.commitDeferred(0, ptDefer)
-			s.endSessions(ptLinger)
+			s.runDue(time.Now()) // deferred commits, sessions' ends (writestate.go)
 		case <-t.C:
 			if err := s.flushAccess(); err != nil {
 				s.log.Printf("mnemofs: saving access times: %v", err)

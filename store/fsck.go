@@ -31,7 +31,7 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 	// one released less than ptLinger ago lingers on (the kernel may
 	// still hand its backing file to the next open) and is skipped.
 	s.endSessions(ptLinger)
-	if err := s.settleMarked(); err != nil {
+	if err := s.settleLiveMarks(); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -245,7 +245,7 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 		problem(func() error {
 			s.unlock()
 			defer s.mu.Lock()
-			release := s.hold(ino) // no open state meanwhile (passthrough_end.go)
+			release := s.enterEnding(ino) // no open state meanwhile (passthrough_end.go)
 			if release == nil {
 				return fmt.Errorf("inode %d is open: run fsck again once it is closed", ino)
 			}

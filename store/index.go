@@ -170,7 +170,7 @@ func (s *Store) StatsFor(may func(ino uint64) bool) (Stats, error) {
 		st.LargestDirs = st.LargestDirs[:10]
 	}
 	lsm, vlog := s.kv.Size()
-	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog, "blobs": s.blobs.size()}
+	st.Disk = map[string]int64{"lsm": lsm, "vlog": vlog, "blobs": s.blobs.Size()}
 	st.Growth = s.SampleSize(s.now(), int64(st.Bytes))
 	if st.Packs, err = s.Packs(); err != nil {
 		return st, err

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 )
 
 // Open states: one per inode with open handles, shared by them; Open
@@ -49,7 +48,7 @@ type openFile struct {
 	settled bool
 
 	// blob is the open content file when the content is in a blob or
-	// moves to one in this open (blob.go); blobGen is its generation.
+	// moves to one in this open (internal/blobfs); blobGen is its generation.
 	// blobNew: it is not the committed generation yet (copied on write,
 	// or moved out of the KV chunks); the commit points the inode at it.
 	// dropChunks: the content moved out of the KV chunks, which the
@@ -62,22 +61,9 @@ type openFile struct {
 	// no longer holds all of the committed content (no version is kept).
 	spilled bool
 
-	// pt: a passthrough session runs on blob (passthrough.go); ptSeen is
-	// what fstat said of the blob when last looked at; ptAppend: every
-	// handle of the session appends (the committed bytes stay as they
-	// are); ptMarked: the live mark is set; lingerAt: when the last
-	// handle went.
-	pt        atomic.Bool
-	ptSeen    ptStamp
-	ptAppend  bool
-	ptMarked  bool
-	ptTemp    bool // blob is an unnamed file (O_TMPFILE) not yet linked
-	ptWriters int  // open handles that may write below the end
-	lingerAt  time.Time
-	// lastCommit: when f was last committed; deferred: a close did not
-	// commit (an append soon after the last commit, passthrough.go).
-	lastCommit time.Time
-	deferred   bool
+	// sess is the passthrough session running on blob (passthrough.go,
+	// writestate.go); nil when none runs. Its fields are guarded by mu.
+	sess atomic.Pointer[ptSession]
 }
 
 // Open registers an open handle of ino and returns nothing but an error; the
@@ -117,20 +103,18 @@ func (s *Store) open(ino uint64, forRead bool) (<-chan struct{}, error) {
 	size := i.Size
 	s.icMu.RUnlock()
 	s.filesMu.Lock()
-	f := s.files[ino]
-	if f == nil {
-		if f = s.lingering[ino]; f != nil {
-			// The session of a moment ago (passthrough.go).
-			delete(s.lingering, ino)
-			s.files[ino] = f
-		} else if wait := s.ending[ino]; wait != nil {
-			s.filesMu.Unlock()
-			return wait, nil
-		}
-	}
-	if f == nil {
+	var f *openFile
+	switch w := s.writes[ino]; {
+	case w == nil:
 		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, appendOnly: true}
-		s.files[ino] = f
+		s.writes[ino] = &writeState{phase: phaseOpen, f: f}
+	case w.phase == phaseEnding:
+		s.filesMu.Unlock()
+		return w.done, nil
+	default:
+		// Open, or the lingering session of a moment ago
+		// (passthrough.go), which it joins again.
+		w.phase, f = phaseOpen, w.f
 	}
 	f.refs++
 	s.filesMu.Unlock()
@@ -144,11 +128,12 @@ func (s *Store) open(ino uint64, forRead bool) (<-chan struct{}, error) {
 // frees its content.
 func (s *Store) Release(ino uint64) error {
 	s.filesMu.Lock()
-	f := s.files[ino]
-	if f == nil {
+	w := s.writes[ino]
+	if w == nil || w.phase != phaseOpen {
 		s.filesMu.Unlock()
 		return nil
 	}
+	f := w.f
 	f.refs--
 	last := f.refs == 0
 	s.filesMu.Unlock()
@@ -170,13 +155,15 @@ func (s *Store) Release(ino uint64) error {
 	}
 	f.mu.Lock()
 	s.filesMu.Lock()
-	if f.refs == 0 && s.files[ino] == f {
-		delete(s.files, ino)
-		if f.pt.Load() && linked && err == nil {
-			s.linger(f)
-		} else if f.blob != nil {
-			f.blob.Close()
-			f.blob = nil
+	if w := s.writes[ino]; f.refs == 0 && w != nil && w.phase == phaseOpen && w.f == f {
+		if sess := f.sess.Load(); sess != nil && linked && err == nil {
+			s.linger(f, sess)
+		} else {
+			delete(s.writes, ino)
+			if f.blob != nil {
+				f.blob.Close()
+				f.blob = nil
+			}
 		}
 	}
 	s.filesMu.Unlock()
@@ -189,10 +176,4 @@ func (s *Store) Release(ino uint64) error {
 	}
 	s.unlock()
 	return err
-}
-
-func (s *Store) openState(ino uint64) *openFile {
-	s.filesMu.Lock()
-	defer s.filesMu.Unlock()
-	return s.files[ino]
 }

@@ -4,8 +4,9 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"time"
+
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
 
 	"golang.org/x/sys/unix"
 
@@ -15,7 +16,7 @@ import (
 // Passthrough sessions. With FUSE passthrough (Linux >= 6.9, as root) the
 // kernel reads and writes a file's content in a backing file itself, and the
 // daemon never sees the data. The store runs such a session on a blob file
-// (blob.go) when fusefs asks at open time and it is safe:
+// (internal/blobfs) when fusefs asks at open time and it is safe:
 //
 //   - a file just created: the session writes an unnamed file (O_TMPFILE),
 //     which its first commit copies into the KV (small content) or links
@@ -102,10 +103,10 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.pt.Load() {
+	if sess := f.sess.Load(); sess != nil {
 		if writes && !appends {
-			f.ptAppend = false // may write below the committed size
-			f.ptWriters++
+			sess.appends = false // may write below the committed size
+			sess.writers++
 		}
 		return f.blob
 	}
@@ -135,12 +136,13 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 	if pack != 0 {
 		return nil
 	}
+	sess := &ptSession{}
 	switch kind {
 	case PTAppend:
 		if gen == 0 {
 			return nil
 		}
-		bf, err := s.blobs.open(ino, gen)
+		bf, err := s.blobs.Open(ino, gen)
 		if err != nil {
 			return nil
 		}
@@ -150,24 +152,24 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 			return nil
 		}
 		f.blob, f.blobGen, f.blobNew = bf, gen, false
-		f.ptAppend = true
+		sess.appends = true
 	default:
 		if size > 0 {
 			return nil // not a new file after all
 		}
-		bf, err := s.blobs.takeTemp()
+		bf, err := s.blobs.TakeTemp()
 		if err != nil {
 			return nil
 		}
-		f.blob, f.blobGen, f.blobNew, f.ptTemp = bf, 0, true, true
-		f.ptAppend = false
+		f.blob, f.blobGen, f.blobNew, sess.temp = bf, 0, true, true
+		sess.appends = false
 	}
 	if !appends {
-		f.ptWriters++
+		sess.writers++
 	}
 	f.hash, f.hashTried = nil, true
-	f.ptSeen, _ = stampOf(f.blob)
-	f.pt.Store(true)
+	sess.seen, _ = stampOf(f.blob)
+	f.sess.Store(sess)
 	s.tails.Forget(ino)
 	return f.blob
 }
@@ -177,7 +179,9 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 func (s *Store) PassthroughClosed(ino uint64) {
 	if f := s.openState(ino); f != nil {
 		f.mu.Lock()
-		f.ptWriters = max(0, f.ptWriters-1)
+		if sess := f.sess.Load(); sess != nil {
+			sess.writers = max(0, sess.writers-1)
+		}
 		f.mu.Unlock()
 	}
 }
@@ -188,12 +192,13 @@ func (s *Store) PassthroughClosed(ino uint64) {
 // linked as the next blob generation. It reports whether the content goes
 // to the KV. Caller holds f.mu.
 func (s *Store) ptCommitTemp(f *openFile, i *Inode, size uint64) (bool, error) {
-	if !f.ptTemp {
+	sess := f.sess.Load()
+	if sess == nil || !sess.temp {
 		return false, nil
 	}
 	if size <= ChunkSize {
 		data := make([]byte, size)
-		if err := readBlob(f.blob, data, 0); err != nil {
+		if err := blobfs.ReadFull(f.blob, data, 0); err != nil {
 			return false, err
 		}
 		f.dirty = map[uint32][]byte{}
@@ -206,11 +211,11 @@ func (s *Store) ptCommitTemp(f *openFile, i *Inode, size uint64) (bool, error) {
 		return true, nil
 	}
 	gen := s.blobGenOf(i) + 1
-	if err := s.blobs.link(f.blob, f.ino, gen); err != nil {
+	if err := s.blobs.Link(f.blob, f.ino, gen); err != nil {
 		return false, err
 	}
 	f.dropChunks = f.dropChunks || s.blobGenOf(i) == 0
-	f.ptTemp, f.blobGen, f.blobNew = false, gen, true
+	sess.temp, f.blobGen, f.blobNew = false, gen, true
 	return false, nil
 }
 
@@ -225,12 +230,13 @@ const ptDefer = 20 * time.Millisecond
 // deferFlush reports whether the close of a handle of f may leave its
 // commit for later.
 func (s *Store) deferFlush(f *openFile) bool {
-	if !f.pt.Load() {
+	if f.sess.Load() == nil {
 		return false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.ptAppend || !f.ptMarked || time.Since(f.lastCommit) >= ptDefer {
+	sess := f.sess.Load()
+	if sess == nil || !sess.appends || !sess.marked || time.Since(sess.lastCommit) >= ptDefer {
 		return false
 	}
 	s.ptSync(f)
@@ -240,54 +246,68 @@ func (s *Store) deferFlush(f *openFile) bool {
 	if !f.appendOnly {
 		return false
 	}
-	f.deferred = true
+	if !sess.deferred {
+		sess.deferred = true
+		s.filesMu.Lock()
+		s.schedule(sess.lastCommit.Add(ptDefer), f.ino, dueCommit)
+		s.filesMu.Unlock()
+	}
 	return true
 }
 
-// commitDeferred commits the open files and lingering sessions whose close
-// left the commit for later, when it is older than age (or ino's alone,
-// when ino is not 0).
-func (s *Store) commitDeferred(ino uint64, age time.Duration) {
-	var due []*openFile
+// commitDeferred makes the commit a close of ino left for later, if one
+// did (the xattrs of a file must describe what it holds).
+func (s *Store) commitDeferred(ino uint64) {
 	s.filesMu.Lock()
-	if ino != 0 { // a lookup, not a scan: getxattr asks
-		due = append(due, s.files[ino], s.lingering[ino])
-	} else {
-		for _, m := range []map[uint64]*openFile{s.files, s.lingering} {
-			for _, f := range m {
-				due = append(due, f)
-			}
-		}
+	var f *openFile
+	if w := s.writes[ino]; w != nil && w.phase != phaseEnding {
+		f = w.f
 	}
 	s.filesMu.Unlock()
-	due = slices.DeleteFunc(due, func(f *openFile) bool { return f == nil || !f.pt.Load() })
-	for _, f := range due {
-		f.mu.Lock()
-		do := f.deferred && time.Since(f.lastCommit) >= age
-		f.mu.Unlock()
-		if do {
-			if err := s.commit(f); err != nil {
-				s.log.Printf("mnemofs: commit of inode %d: %v", f.ino, err)
-			}
-			runtime.Gosched() // as endSessions
+	if f == nil || f.sess.Load() == nil {
+		return
+	}
+	f.mu.Lock()
+	do := f.sess.Load() != nil && f.sess.Load().deferred
+	f.mu.Unlock()
+	if do {
+		if err := s.commit(f); err != nil {
+			s.log.Printf("mnemofs: commit of inode %d: %v", f.ino, err)
 		}
+	}
+}
+
+// runDue does what has fallen due (writestate.go): the end of sessions
+// that have lingered ptLinger, the deferred commits ptDefer after the last.
+func (s *Store) runDue(now time.Time) {
+	for _, d := range s.takeDue(now) {
+		switch d.kind {
+		case dueEnd:
+			s.endLingering(d.ino, ptLinger)
+		case dueCommit:
+			s.commitDeferred(d.ino)
+		}
+		// A tick may end hundreds (a burst of new files): let waiting
+		// FUSE requests run between them, as maintenance does.
+		runtime.Gosched()
 	}
 }
 
 // ptSync brings the inode of a session up to what the kernel wrote into
 // its blob. Caller holds f.mu.
 func (s *Store) ptSync(f *openFile) {
-	if !f.pt.Load() || f.blob == nil {
+	sess := f.sess.Load()
+	if sess == nil || f.blob == nil {
 		return
 	}
 	st, err := stampOf(f.blob)
-	if err != nil || st == f.ptSeen {
+	if err != nil || st == sess.seen {
 		return
 	}
-	f.ptSeen = st
+	sess.seen = st
 	f.modified, f.hash = true, nil
 	size := uint64(st.size)
-	if !f.ptAppend || size < f.committedSize {
+	if !sess.appends || size < f.committedSize {
 		f.appendOnly = false
 	}
 	s.mu.Lock()
@@ -301,7 +321,7 @@ func (s *Store) ptSync(f *openFile) {
 
 // syncPT is ptSync for callers that hold no lock.
 func (s *Store) syncPT(ino uint64) {
-	if f := s.openState(ino); f != nil && f.pt.Load() {
+	if f := s.openState(ino); f != nil && f.sess.Load() != nil {
 		f.mu.Lock()
 		s.ptSync(f)
 		f.mu.Unlock()

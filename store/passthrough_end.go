@@ -4,10 +4,11 @@ import (
 	"errors"
 	"math"
 	"os"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
@@ -16,15 +17,8 @@ import (
 // (the deferred hash, small content back into the KV, the live mark) and
 // the page cache prefill.
 
-// linger keeps the session of f (just released by its last handle) for
-// ptLinger. Caller holds f.mu and filesMu.
-func (s *Store) linger(f *openFile) {
-	f.lingerAt = time.Now()
-	s.lingering[f.ino] = f
-}
-
 // Ending a session, and settling an inode, happen while it has no open
-// state: Open waits for them (Store.ending). An open state made from the
+// state: Open waits for them (the ending phase, writestate.go). An open state made from the
 // committed inode meanwhile would be a second one for the same inode, and
 // the ending session's commit, of its own blob generation, could undo the
 // other's (and point the inode at a generation the other had replaced and
@@ -33,90 +27,62 @@ func (s *Store) linger(f *openFile) {
 // testHookEnding, when set by a test, runs as a session starts ending.
 var testHookEnding atomic.Pointer[func(ino uint64)]
 
-// holdLocked marks ino as ending until the returned func is called.
-// Caller holds filesMu; ino has no open state and is not held.
-func (s *Store) holdLocked(ino uint64) (release func()) {
-	ch := make(chan struct{})
-	s.ending[ino] = ch
-	return func() {
-		s.filesMu.Lock()
-		delete(s.ending, ino)
-		s.filesMu.Unlock()
-		close(ch)
-	}
-}
-
-// hold marks ino as ending, when it has no open state, no lingering
-// session and is not held already; else it returns nil.
-func (s *Store) hold(ino uint64) (release func()) {
-	s.filesMu.Lock()
-	defer s.filesMu.Unlock()
-	if s.files[ino] != nil || s.lingering[ino] != nil || s.ending[ino] != nil {
-		return nil
-	}
-	return s.holdLocked(ino)
-}
-
-// lingers reports whether the passthrough session of ino lingers.
-func (s *Store) lingers(ino uint64) bool {
-	s.filesMu.Lock()
-	defer s.filesMu.Unlock()
-	return s.lingering[ino] != nil
-}
-
-// endSessions ends the sessions that have lingered for at least age.
+// endSessions ends every session that has lingered for at least age (0:
+// every one, at Close; fsck: ptLinger); the ticker ends each as it falls
+// due (runDue).
 func (s *Store) endSessions(age time.Duration) {
-	now := time.Now()
-	var due []uint64
+	var inos []uint64
 	s.filesMu.Lock()
-	for ino, f := range s.lingering {
-		if now.Sub(f.lingerAt) >= age {
-			due = append(due, ino)
+	for ino, w := range s.writes {
+		if w.phase == phaseLingering {
+			inos = append(inos, ino)
 		}
 	}
 	s.filesMu.Unlock()
-	for _, ino := range due {
-		// Taken one at a time: one reopened meanwhile goes on.
-		s.filesMu.Lock()
-		f := s.lingering[ino]
-		if f != nil && time.Since(f.lingerAt) < age {
-			f = nil // reopened and released since: lingers anew
-		}
-		var release func()
-		if f != nil {
-			delete(s.lingering, ino)
-			release = s.holdLocked(ino)
-		}
-		s.filesMu.Unlock()
-		if f == nil {
-			continue
-		}
-		if hook := testHookEnding.Load(); hook != nil {
-			(*hook)(ino)
-		}
-		if err := s.endSession(f); err != nil {
-			s.log.Printf("mnemofs: ending the passthrough session of inode %d: %v", f.ino, err)
-		}
-		release()
-		// A tick may end hundreds (a burst of new files): let waiting
-		// FUSE requests run between them, as maintenance does.
-		runtime.Gosched()
+	for _, ino := range inos {
+		s.endLingering(ino, age)
 	}
 }
 
+// endLingering ends the session of ino if it lingers and has for at least
+// age (one reopened and released since lingers on: its own end is due
+// later).
+func (s *Store) endLingering(ino uint64, age time.Duration) {
+	s.filesMu.Lock()
+	f := s.lingeringLocked(ino)
+	var sess *ptSession
+	if f != nil {
+		sess = f.sess.Load()
+	}
+	if sess == nil || time.Since(sess.lingerAt) < age {
+		s.filesMu.Unlock()
+		return
+	}
+	release := s.enterEndingLocked(ino) // lingering → ending
+	s.filesMu.Unlock()
+	if hook := testHookEnding.Load(); hook != nil {
+		(*hook)(ino)
+	}
+	if err := s.endSession(f); err != nil {
+		s.log.Printf("mnemofs: ending the passthrough session of inode %d: %v", f.ino, err)
+	}
+	release()
+}
+
 // endSession commits what the kernel wrote last, closes the blob and
-// settles the inode. f is no longer registered; the caller holds ino.
+// settles the inode. ino is in the ending phase, entered by the caller.
 func (s *Store) endSession(f *openFile) error {
 	f.mu.Lock()
 	ev, err := s.commitLocked(f) // after ptSync: the kernel's last writes
-	gen, fresh, temp := f.blobGen, f.blobNew && !f.ptTemp, f.ptTemp
+	sess := f.sess.Load()
+	gen, fresh, temp := f.blobGen, f.blobNew && !sess.temp, sess.temp
 	var content []byte
 	if f.blob != nil && temp && err == nil && s.opts.Notify != nil {
 		// Small content went to the KV (a session's unnamed file is
 		// never larger): hand it to the kernel's page cache, which the
 		// session's writes bypassed (prefill).
-		content = make([]byte, min(f.ptSeen.size, ChunkSize))
-		if readBlob(f.blob, content, 0) != nil {
+		content = make([]byte, min(sess.seen.size, ChunkSize))
+		if blobfs.ReadFull(f.blob, content, 0) != nil {
 			content = nil
 		}
 	}
@@ -128,13 +94,13 @@ func (s *Store) endSession(f *openFile) error {
 			content = nil
 		}
 	}
-	if f.blob != nil && f.ptTemp {
-		s.blobs.giveTemp(f.blob) // the kernel let go of it ptLinger ago
+	if f.blob != nil && sess.temp {
+		s.blobs.GiveTemp(f.blob) // the kernel let go of it ptLinger ago
 	} else if f.blob != nil {
 		f.blob.Close()
 	}
 	f.blob = nil
-	f.pt.Store(false)
+	f.sess.Store(nil)
 	f.mu.Unlock()
 	s.deliver(ev)
 	if errors.Is(err, syscall.ENOENT) {
@@ -147,7 +113,7 @@ func (s *Store) endSession(f *openFile) error {
 		// Nothing was committed from this generation.
 		s.mu.Lock()
 		if i, ierr := s.inode(f.ino); s.openState(f.ino) == nil && (ierr != nil || s.blobGenOf(i) != gen) {
-			s.blobs.removeGen(f.ino, gen)
+			s.blobs.RemoveGen(f.ino, gen)
 		}
 		s.unlock()
 	}
@@ -155,7 +121,7 @@ func (s *Store) endSession(f *openFile) error {
 		// A linked blob: its hash may be left for later, a small one
 		// goes back into the KV. (Unnamed files only ever commit small
 		// content, into the KV, and never set the mark.)
-		if err := s.settle(f.ino, f.ptMarked, false); err != nil {
+		if err := s.settle(f.ino, sess.marked, false); err != nil {
 			return err
 		}
 	}
@@ -175,24 +141,27 @@ func (s *Store) endSession(f *openFile) error {
 // file holds now.
 func (s *Store) hashNow(ino uint64) bool {
 	s.filesMu.Lock()
-	if wait := s.ending[ino]; wait != nil {
+	w := s.writes[ino]
+	switch {
+	case w != nil && w.phase == phaseEnding:
 		s.filesMu.Unlock()
-		<-wait // being settled
+		<-w.done // being settled
 		return true
-	}
-	if s.files[ino] != nil {
+	case w != nil && w.phase == phaseOpen:
 		s.filesMu.Unlock()
 		return false // being written: hashed when its session ends
 	}
-	f := s.lingering[ino]
-	if f != nil && time.Since(f.lingerAt) < ptLinger {
-		// Just released: the kernel may still hand the session's
-		// backing file to the next open (passthrough.go).
-		s.filesMu.Unlock()
-		return false
+	var f *openFile
+	if w != nil { // lingering
+		f = w.f
+		if sess := f.sess.Load(); sess != nil && time.Since(sess.lingerAt) < ptLinger {
+			// Just released: the kernel may still hand the session's
+			// backing file to the next open (passthrough.go).
+			s.filesMu.Unlock()
+			return false
+		}
 	}
-	delete(s.lingering, ino)
-	release := s.holdLocked(ino)
+	release := s.enterEndingLocked(ino)
 	s.filesMu.Unlock()
 	defer release()
 	if f != nil {
@@ -233,7 +202,7 @@ func (s *Store) prefill(ino uint64, data []byte, version int) {
 // sha256 computed when it was left for later (or, after a crash, checked
 // against what the blob holds), a small file's content moved back into
 // the KV, and the live mark dropped. An inode open again is left to the
-// end of its new session. The caller holds ino.
+// end of its new session. ino is in the ending phase, entered by the caller.
 func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	s.mu.Lock()
 	if s.openState(ino) != nil {
@@ -257,7 +226,7 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	if recheck && i.Blob != 0 && s.blobs != nil {
 		// What the kernel appended after the last commit (a deferred
 		// flush, passthrough.go) was acknowledged to its writer: keep it.
-		if fi, serr := os.Stat(s.blobs.path(ino, i.Blob)); serr == nil && uint64(fi.Size()) > i.Size {
+		if fi, serr := os.Stat(s.blobs.Path(ino, i.Blob)); serr == nil && uint64(fi.Size()) > i.Size {
 			i.Size = uint64(fi.Size())
 		}
 	}
@@ -274,12 +243,12 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 			return err
 		}
 	}
-	return s.fold(ino, marked)
+	return s.foldIntoKV(ino, marked)
 }
 
 // fold moves the content of a small file out of its blob into the KV and
 // drops the live mark, in one transaction.
-func (s *Store) fold(ino uint64, marked bool) error {
+func (s *Store) foldIntoKV(ino uint64, marked bool) error {
 	s.mu.Lock()
 	defer s.unlock()
 	if s.openState(ino) != nil {
@@ -295,12 +264,12 @@ func (s *Store) fold(ino uint64, marked bool) error {
 	var data []byte
 	move := snap.Blob != 0 && snap.Size <= ChunkSize && snap.Pack == 0 && snap.IsReg()
 	if move {
-		bf, err := s.blobs.open(ino, snap.Blob)
+		bf, err := s.blobs.Open(ino, snap.Blob)
 		if err != nil {
 			return err
 		}
 		data = make([]byte, snap.Size)
-		err = readBlob(bf, data, 0)
+		err = blobfs.ReadFull(bf, data, 0)
 		bf.Close()
 		if err != nil {
 			return err
@@ -327,13 +296,13 @@ func (s *Store) fold(ino uint64, marked bool) error {
 		return err
 	}
 	s.tails.Forget(ino)
-	s.blobs.retire(ino, old)
+	s.blobs.Retire(ino, old)
 	return nil
 }
 
-// settleMarked settles every inode that carries a live mark and is not
+// settleLiveMarks settles every inode that carries a live mark and is not
 // open: at start (the store stopped with sessions running) and by fsck.
-func (s *Store) settleMarked() error {
+func (s *Store) settleLiveMarks() error {
 	var inos []uint64
 	err := s.kv.View(func(t backend.Txn) error {
 		return t.Scan(backend.LivePrefix(), nil, true, func(k, _ []byte) bool {
@@ -345,7 +314,7 @@ func (s *Store) settleMarked() error {
 		return err
 	}
 	for _, ino := range inos {
-		release := s.hold(ino)
+		release := s.enterEnding(ino)
 		if release == nil {
 			continue // open, or its session lingers: settled at its end
 		}

@@ -100,7 +100,7 @@ func TestOpenWaitsForSessionEnd(t *testing.T) {
 	if a.Blob == 0 {
 		t.Fatal("large content not in a blob")
 	}
-	if _, err := os.Stat(s.blobs.path(ino, a.Blob)); err != nil {
+	if _, err := os.Stat(s.blobs.Path(ino, a.Blob)); err != nil {
 		t.Fatalf("the committed blob generation %d: %v", a.Blob, err)
 	}
 	fsckClean(t, s)
@@ -133,7 +133,7 @@ func TestReleasedAgainLingersAnew(t *testing.T) {
 	s.endSessions(50 * time.Millisecond)
 	testHookEnding.Store(nil)
 	s.filesMu.Lock()
-	_, still := s.lingering[other]
+	still := s.lingeringLocked(other) != nil
 	s.filesMu.Unlock()
 	if !still {
 		t.Errorf("the session of inode %d, released again just now, ended without lingering", other)

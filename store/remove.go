@@ -143,7 +143,7 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 			s.tails.Forget(i.Ino)
 			s.recs.Forget(i.Ino)
 			if i.Blob != 0 && s.blobs != nil {
-				s.blobs.retireAll(i.Ino)
+				s.blobs.RetireAll(i.Ino)
 			}
 			s.forget(i.Ino)
 			s.event(Removed, i.Ino)
@@ -187,7 +187,7 @@ func (s *Store) purge(ino uint64) error {
 	s.tails.Forget(ino)
 	s.recs.Forget(ino)
 	if s.blobs != nil {
-		s.blobs.retireAll(ino)
+		s.blobs.RetireAll(ino)
 	}
 	s.forget(ino)
 	s.event(Removed, ino)

@@ -52,14 +52,6 @@ func (r *Record) lineage(ino uint64) uint64 {
 	return ino
 }
 
-// quiet reports whether nothing holds ino open (no handle, session or
-// session end), so its committed bytes are all it has. Caller holds mu.
-func (s *Store) quiet(ino uint64) bool {
-	s.filesMu.Lock()
-	defer s.filesMu.Unlock()
-	return s.files[ino] == nil && s.lingering[ino] == nil && s.ending[ino] == nil
-}
-
 // saveable reports whether the regular file old at dir/name, about to be
 // replaced, is a memory a save may continue: a visible memory of one
 // name, not ignored, quiet. Caller holds mu.
@@ -257,15 +249,15 @@ func (s *Store) beforeSave(oldDir uint64, oldName string, newDir uint64, newName
 func (s *Store) quieten(ino uint64) {
 	for end := time.Now().Add(quietWait); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
 		s.filesMu.Lock()
-		open, wait, lingers := s.files[ino] != nil, s.ending[ino], s.lingering[ino] != nil
+		w := s.writes[ino]
 		s.filesMu.Unlock()
 		switch {
-		case wait != nil:
-			<-wait
-		case lingers:
-			s.hashNow(ino) // ends it once ptLinger has passed
-		case !open:
+		case w == nil:
 			return
+		case w.phase == phaseEnding:
+			<-w.done
+		case w.phase == phaseLingering:
+			s.hashNow(ino) // ends it once ptLinger has passed
 		}
 	}
 }

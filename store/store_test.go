@@ -248,7 +248,7 @@ func TestFsckAcceptsOrphanBeingReleased(t *testing.T) {
 	must(t, err)
 	// As between a last close dropping the handle and freeing the inode.
 	s.filesMu.Lock()
-	delete(s.files, ino)
+	delete(s.writes, ino)
 	s.filesMu.Unlock()
 	r, err := s.Fsck(false)
 	must(t, err)

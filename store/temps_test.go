@@ -58,12 +58,12 @@ func writeLikeKernel(t *testing.T, f *os.File, data []byte) {
 // writer's close(2)).
 func TestReusedTempStartsNoWriteback(t *testing.T) {
 	s, ext4 := openScratchBlobStore(t)
-	f, err := s.blobs.takeTemp()
+	f, err := s.blobs.TakeTemp()
 	must(t, err)
 	data := pattern(64<<10, 3)
 	writeLikeKernel(t, f, data)
-	s.blobs.giveTemp(f)
-	g, err := s.blobs.takeTemp()
+	s.blobs.GiveTemp(f)
+	g, err := s.blobs.TakeTemp()
 	must(t, err)
 	if g != f {
 		t.Fatal("the pool did not hand back the file it took")
@@ -87,5 +87,5 @@ func TestReusedTempStartsNoWriteback(t *testing.T) {
 	if !delalloc(t, g) {
 		t.Fatal("closing the reused temp started writeback (truncation mark left set)")
 	}
-	s.blobs.giveTemp(g)
+	s.blobs.GiveTemp(g)
 }

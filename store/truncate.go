@@ -21,7 +21,8 @@ func (s *Store) setSize(i *Inode, size uint64, touch bool) {
 	s.unlock()
 }
 
-// Truncate sets the size of ino. Caller holds f.mu.
+// truncateLocked sets the size of f's inode i to size (Truncate, and an
+// import's overwrite). Caller holds f.mu.
 func (s *Store) truncateLocked(f *openFile, i *Inode, size uint64) error {
 	if size > MaxFileSize {
 		return syscall.EFBIG

@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 
+	"github.com/mnemofs/mnemofs/store/internal/blobfs"
+
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/policy"
@@ -68,16 +70,16 @@ func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, e
 	switch {
 	case f.blob != nil && f.blobNew && i.Blob != 0:
 		// Copied on write: the committed generation is still whole.
-		bf, err := s.blobs.open(f.ino, i.Blob)
+		bf, err := s.blobs.Open(f.ino, i.Blob)
 		if err != nil {
 			return nil, false, err
 		}
-		err = readBlob(bf, b, 0)
+		err = blobfs.ReadFull(bf, b, 0)
 		bf.Close()
 		return b, err == nil, err
 	case f.blob != nil && !f.blobNew:
 		// Appended in place: the committed bytes are the blob's prefix.
-		err := readBlob(f.blob, b, 0)
+		err := blobfs.ReadFull(f.blob, b, 0)
 		return b, err == nil, err
 	}
 	// In KV chunks (also a file moving to a blob in this commit): the

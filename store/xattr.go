@@ -168,7 +168,7 @@ func (s *Store) ListXattr(ino uint64) ([]string, error) {
 // systemXattrs are the generated attributes of a regular file (none for
 // other nodes).
 func (s *Store) systemXattrs(ino uint64, wantSHA bool) (map[string]string, error) {
-	s.commitDeferred(ino, 0) // a close that left its commit for later
+	s.commitDeferred(ino) // a close that left its commit for later
 	i, err := s.Attr(ino)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/memory"
@@ -71,7 +72,7 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 	}
 	var keys []key
 	for _, k := range memory.Keys {
-		keys = append(keys, key(k))
+		keys = append(keys, key{Key: k.Key, Aliases: strings.Join(k.Aliases, ", "), Kind: k.Kind, Doc: k.Doc})
 	}
 	return marshal(map[string]any{
 		"front_matter": keys,

@@ -1,4 +1,9 @@
-package store
+// Package blobfs keeps the content of large files as plain files beside
+// the KV, one per inode and generation, and orders their durability with
+// the KV's (the barrier: no record may become durable before the data it
+// points at). It knows nothing of inodes beyond their numbers; the store
+// decides which generation a file's content is in.
+package blobfs
 
 import (
 	"errors"
@@ -30,12 +35,12 @@ import (
 // Sync of the KV (a crash before it may still point at them; the store
 // syncs within seconds when some wait). Generations no inode points to (a crash between
 // a copy and its commit) are deleted when the store opens and by fsck.
-type blobDir struct {
+type Dir struct {
 	dir string
 
 	mu sync.Mutex
 	// stale are replaced generations, deleted after the next KV sync.
-	stale []blobID
+	stale []ID
 	// fresh are inodes with a blob created since their last fsync: its
 	// name is not durable until the shard directory is synced. The value
 	// is freshSeq at the creation (an entry goes only if not renewed).
@@ -48,14 +53,14 @@ type blobDir struct {
 	// dirty are generations a commit pointed at since their data was
 	// last synced; barrier orders those commits with the periodic sync
 	// (durable.go).
-	dirty   map[blobID]bool
+	dirty   map[ID]bool
 	barrier sync.RWMutex
 }
 
 const tempsMax = 1024
 
 // takeTemp returns an empty unnamed file.
-func (b *blobDir) takeTemp() (*os.File, error) {
+func (b *Dir) TakeTemp() (*os.File, error) {
 	b.mu.Lock()
 	if n := len(b.temps); n > 0 {
 		f := b.temps[n-1]
@@ -68,7 +73,7 @@ func (b *blobDir) takeTemp() (*os.File, error) {
 }
 
 // giveTemp takes back an unnamed file no one uses any more.
-func (b *blobDir) giveTemp(f *os.File) {
+func (b *Dir) GiveTemp(f *os.File) {
 	if emptyTemp(f) == nil {
 		b.mu.Lock()
 		if len(b.temps) < tempsMax {
@@ -99,7 +104,7 @@ func emptyTemp(f *os.File) error {
 }
 
 // closeTemps closes the spare unnamed files.
-func (b *blobDir) closeTemps() {
+func (b *Dir) CloseTemps() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, f := range b.temps {
@@ -108,15 +113,16 @@ func (b *blobDir) closeTemps() {
 	b.temps = nil
 }
 
-type blobID struct{ ino, gen uint64 }
+// ID names a blob: its inode and generation.
+type ID struct{ Ino, Gen uint64 }
 
-func (b *blobDir) path(ino, gen uint64) string {
+func (b *Dir) Path(ino, gen uint64) string {
 	return filepath.Join(b.dir, fmt.Sprintf("%02x", ino%256), strconv.FormatUint(ino, 10)+"-"+strconv.FormatUint(gen, 10))
 }
 
 // create makes an empty blob (replacing a leftover of an earlier crash).
-func (b *blobDir) create(ino, gen uint64) (*os.File, error) {
-	p := b.path(ino, gen)
+func (b *Dir) Create(ino, gen uint64) (*os.File, error) {
+	p := b.Path(ino, gen)
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
@@ -128,7 +134,7 @@ func (b *blobDir) create(ino, gen uint64) (*os.File, error) {
 
 // createTemp makes an unnamed content file (O_TMPFILE) for a passthrough
 // session: it vanishes when closed unless link names it first.
-func (b *blobDir) createTemp() (*os.File, error) {
+func (b *Dir) createTemp() (*os.File, error) {
 	fd, err := unix.Open(b.dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	if errors.Is(err, unix.ENOENT) {
 		if err = os.MkdirAll(b.dir, 0o700); err == nil {
@@ -142,8 +148,8 @@ func (b *blobDir) createTemp() (*os.File, error) {
 }
 
 // link names an unnamed content file as generation gen of ino.
-func (b *blobDir) link(f *os.File, ino, gen uint64) error {
-	p := b.path(ino, gen)
+func (b *Dir) Link(f *os.File, ino, gen uint64) error {
+	p := b.Path(ino, gen)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
@@ -152,14 +158,14 @@ func (b *blobDir) link(f *os.File, ino, gen uint64) error {
 	if err != nil {
 		return &os.LinkError{Op: "link", Old: f.Name(), New: p, Err: err}
 	}
-	b.created(ino)
+	b.Created(ino)
 	return nil
 }
 
-func (b *blobDir) open(ino, gen uint64) (*os.File, error) {
+func (b *Dir) Open(ino, gen uint64) (*os.File, error) {
 	// unix.Open and os.NewFile: os.OpenFile's fstat and poller checks
 	// cost as much as the open on every append.
-	p := b.path(ino, gen)
+	p := b.Path(ino, gen)
 	fd, err := unix.Open(p, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) {
 		return nil, fmt.Errorf("store: content file of inode %d (generation %d) is missing", ino, gen)
@@ -171,7 +177,7 @@ func (b *blobDir) open(ino, gen uint64) (*os.File, error) {
 }
 
 // created notes a new blob of ino whose name is not yet durable.
-func (b *blobDir) created(ino uint64) {
+func (b *Dir) Created(ino uint64) {
 	b.mu.Lock()
 	if b.fresh == nil {
 		b.fresh = map[uint64]uint64{}
@@ -181,57 +187,18 @@ func (b *blobDir) created(ino uint64) {
 	b.mu.Unlock()
 }
 
-// syncNew makes the name of a blob of ino created since its last sync
-// durable. The entry goes once the directory is synced, so a second
-// caller meanwhile syncs it too rather than returning early.
-func (b *blobDir) syncNew(ino uint64) error {
-	b.mu.Lock()
-	seq := b.fresh[ino]
-	b.mu.Unlock()
-	if seq == 0 {
-		return nil
-	}
-	if err := syncPath(filepath.Dir(b.path(ino, 1)), unix.O_RDONLY|unix.O_DIRECTORY); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	if b.fresh[ino] == seq {
-		delete(b.fresh, ino)
-	}
-	b.mu.Unlock()
-	return nil
-}
-
 // retire queues a replaced generation for deletion after the next sync.
-func (b *blobDir) retire(ino, gen uint64) {
+func (b *Dir) Retire(ino, gen uint64) {
 	b.mu.Lock()
-	b.stale = append(b.stale, blobID{ino, gen})
+	b.stale = append(b.stale, ID{Ino: ino, Gen: gen})
 	b.mu.Unlock()
 }
 
-// synced deletes the generations retired before a KV sync that succeeded.
-func (b *blobDir) synced() {
-	b.mu.Lock()
-	stale := b.stale
-	b.stale = nil
-	b.mu.Unlock()
-	for _, id := range stale {
-		os.Remove(b.path(id.ino, id.gen))
-	}
-}
-
-func (b *blobDir) removeGen(ino, gen uint64) { os.Remove(b.path(ino, gen)) }
-
-// pending reports whether generations wait for a sync to be deleted.
-func (b *blobDir) pending() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.stale) > 0
-}
+func (b *Dir) RemoveGen(ino, gen uint64) { os.Remove(b.Path(ino, gen)) }
 
 // retireAll queues every generation of ino (the inode is gone) for
 // deletion after the next sync.
-func (b *blobDir) retireAll(ino uint64) {
+func (b *Dir) RetireAll(ino uint64) {
 	matches, _ := filepath.Glob(filepath.Join(b.dir, fmt.Sprintf("%02x", ino%256), strconv.FormatUint(ino, 10)+"-*"))
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -239,14 +206,14 @@ func (b *blobDir) retireAll(ino uint64) {
 	for _, m := range matches {
 		if _, g, ok := strings.Cut(filepath.Base(m), "-"); ok {
 			if gen, err := strconv.ParseUint(g, 10, 64); err == nil {
-				b.stale = append(b.stale, blobID{ino, gen})
+				b.stale = append(b.stale, ID{Ino: ino, Gen: gen})
 			}
 		}
 	}
 }
 
 // size is the bytes the blob files take on disk (0 without a blob dir).
-func (b *blobDir) size() int64 {
+func (b *Dir) Size() int64 {
 	if b == nil {
 		return 0
 	}
@@ -265,7 +232,7 @@ func (b *blobDir) size() int64 {
 }
 
 // list returns every blob on disk.
-func (b *blobDir) list() ([]blobID, error) {
+func (b *Dir) List() ([]ID, error) {
 	shards, err := os.ReadDir(b.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -273,7 +240,7 @@ func (b *blobDir) list() ([]blobID, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []blobID
+	var ids []ID
 	for _, sh := range shards {
 		ents, err := os.ReadDir(filepath.Join(b.dir, sh.Name()))
 		if err != nil {
@@ -284,7 +251,7 @@ func (b *blobDir) list() ([]blobID, error) {
 			ino, err1 := strconv.ParseUint(a, 10, 64)
 			gen, err2 := strconv.ParseUint(g, 10, 64)
 			if ok && err1 == nil && err2 == nil {
-				ids = append(ids, blobID{ino, gen})
+				ids = append(ids, ID{Ino: ino, Gen: gen})
 			}
 		}
 	}
@@ -293,7 +260,7 @@ func (b *blobDir) list() ([]blobID, error) {
 
 // copyRange copies n bytes from the start of src to the start of dst,
 // in the kernel where it can.
-func copyRange(dst, src *os.File, n int64) error {
+func CopyRange(dst, src *os.File, n int64) error {
 	var off, doff int64
 	for off < n {
 		c, err := unix.CopyFileRange(int(src.Fd()), &off, int(dst.Fd()), &doff, int(n-off), 0)
@@ -309,7 +276,7 @@ func copyRange(dst, src *os.File, n int64) error {
 
 // readBlob reads [off, off+len(dest)) of a blob; bytes past its end read
 // as zeros (a file extended by truncate).
-func readBlob(f *os.File, dest []byte, off uint64) error {
+func ReadFull(f *os.File, dest []byte, off uint64) error {
 	n, err := f.ReadAt(dest, int64(off))
 	if errors.Is(err, io.EOF) {
 		err = nil
@@ -317,3 +284,6 @@ func readBlob(f *os.File, dest []byte, off uint64) error {
 	clear(dest[n:])
 	return err
 }
+
+// New returns the blob directory dir (created when first needed).
+func New(dir string) *Dir { return &Dir{dir: dir} }
