@@ -324,12 +324,10 @@ func TestHotCacheConcurrentRewrites(t *testing.T) {
 // entry of a removed file, shows in Stats, and can be turned off.
 func TestHotCacheBoundsAndStats(t *testing.T) {
 	s := hotStore(t, true, nil)
-	var inos []uint64
 	for k := 0; k < 60; k++ {
 		data := fill(200<<10, byte('a'+k%26))
-		ino := writeFile(t, s, RootIno, fmt.Sprintf("f%d", k), data)
+		writeFile(t, s, RootIno, fmt.Sprintf("f%d", k), data)
 		warm(t, s, fmt.Sprintf("/f%d", k), data)
-		inos = append(inos, ino)
 	}
 	st, err := s.Stats()
 	must(t, err)

@@ -86,8 +86,3 @@ func (s *Store) ignorer() *policy.Ignorer {
 // are never indexed, viewed, counted, versioned or trashed.
 func (s *Store) Ignored(p string, isDir bool) bool { return s.ignorer().Match(p, isDir) }
 
-// ignoredIno is Ignored for the regular file ino at its current path.
-func (s *Store) ignoredIno(ino uint64) bool {
-	p, err := s.Path(ino)
-	return err == nil && s.Ignored(p, false)
-}
