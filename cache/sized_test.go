@@ -152,7 +152,8 @@ func TestSizedAdmitsOnSecondMiss(t *testing.T) {
 		t.Fatal("a removed key was still remembered")
 	}
 	// Reads that are not new accesses neither admit nor are remembered.
-	if c.Probe(3, false) || c.Probe(3, false) || c.Probe(3, true) {
+	first, second, third := c.Probe(3, false), c.Probe(3, false), c.Probe(3, true)
+	if first || second || third {
 		t.Fatal("a later read of one access admitted it")
 	}
 	// Misses: the first Probe(1), Get(1) before the add, the invalid

@@ -79,9 +79,6 @@ type ptSession struct {
 	deferred   bool
 }
 
-// stateOf returns the write state of ino. Caller holds filesMu.
-func (s *Store) stateOf(ino uint64) *writeState { return s.writes[ino] }
-
 // openState returns the open state of ino (nil when it has none: not
 // open, lingering or ending).
 func (s *Store) openState(ino uint64) *openFile {

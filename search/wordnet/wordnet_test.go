@@ -18,7 +18,6 @@ func miniDB(t *testing.T) string {
 		key    string
 		words  []string
 		ptrs   []string // "~ key" or "@ key"
-		gloss  string
 		offset int
 	}
 	syns := []*syn{
