@@ -81,7 +81,7 @@ type Store struct {
 	// legacyCommand: the stored policy's dropped consolidation section was
 	// logged.
 	legacyCommand atomic.Bool
-	// internal: the inodes maintenance is writing (rewriteInternal;
+	// internal: the inodes maintenance is writing (RewriteInternal;
 	// filesMu).
 	internal map[uint64]int
 	// proj caches what a store's user sees of partial logs (loglines.go).
