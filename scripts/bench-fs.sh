@@ -28,7 +28,11 @@
 # Environment: ROUNDS (3), ITERS (2000), FILES (1000, readdir size),
 # SEQ_MIB (64), SCRATCH_PARENT (/var/tmp), OUT (scripts/out), KEEP=1 keeps
 # the scratch area, FSBENCH_FLAGS (extra fsbench flags), RUN_TIMEOUT (900 s
-# per fsbench run). Run as root so the page cache can be dropped before the
+# per fsbench run), PY (1: also run the Python harness scripts/fsbench.py
+# against each target in the same rounds, right after fsbench; 0 skips it),
+# PY_ITERS (ITERS), BEFORE_BIN (a mnemofs binary built from an earlier
+# commit: mounted as one more target, mnemofs-before, so a change is
+# measured against the code before it in the same rounds). Run as root so the page cache can be dropped before the
 # cold sequential read.
 set -euo pipefail
 
@@ -47,22 +51,26 @@ OUT=${OUT:-scripts/out}
 SCRATCH_PARENT=${SCRATCH_PARENT:-/var/tmp}
 FSBENCH_FLAGS=${FSBENCH_FLAGS:-}
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
+BEFORE_BIN=${BEFORE_BIN:-}
+PY=${PY:-1}
+PY_ITERS=${PY_ITERS:-$ITERS}
+command -v python3 >/dev/null || { echo "bench-fs: no python3: the Python harness is skipped" >&2; PY=0; }
 
 SCRATCH=$(mktemp -d "$SCRATCH_PARENT/mnemofs-bench.XXXXXX")
 BIN=$SCRATCH/bin
-LO_PID= NP_PID= MN_PID= MP_PID= L1_PID=
+LO_PID= NP_PID= MN_PID= MP_PID= L1_PID= MB_PID=
 
 unmount_all() {
-	for p in $MN_PID $MP_PID $LO_PID $NP_PID $L1_PID; do
+	for p in $MN_PID $MP_PID $LO_PID $NP_PID $L1_PID $MB_PID; do
 		kill -0 "$p" 2>/dev/null || continue
 		kill -TERM "$p" 2>/dev/null || true
 		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	done
-	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt" "$SCRATCH/mp-mnt" "$SCRATCH/l1-mnt"; do
+	for m in "$SCRATCH/lo-mnt" "$SCRATCH/np-mnt" "$SCRATCH/mn-mnt" "$SCRATCH/mp-mnt" "$SCRATCH/l1-mnt" "$SCRATCH/mb-mnt"; do
 		unmount_if_mounted "$m"
 	done
-	for p in $MN_PID $MP_PID $LO_PID $NP_PID $L1_PID; do kill -KILL "$p" 2>/dev/null || true; done
-	MN_PID= MP_PID= LO_PID= NP_PID= L1_PID=
+	for p in $MN_PID $MP_PID $LO_PID $NP_PID $L1_PID $MB_PID; do kill -KILL "$p" 2>/dev/null || true; done
+	MN_PID= MP_PID= LO_PID= NP_PID= L1_PID= MB_PID=
 }
 
 cleanup() {
@@ -120,6 +128,15 @@ wait_for "$SCRATCH/mnemofs-nopt.log" "^mnemofs: mounted" "$MP_PID"
 declare -A DIRS=([native]="$SCRATCH/native" [loopback]="$SCRATCH/lo-mnt" [loopback-nopt]="$SCRATCH/np-mnt" [mnemofs]="$SCRATCH/mn-mnt" [mnemofs-nopt]="$SCRATCH/mp-mnt" [loopback-1p]="$SCRATCH/l1-mnt")
 declare -A PIDS=([native]=0 [loopback]="$LO_PID" [loopback-nopt]="$NP_PID" [mnemofs]="$MN_PID" [mnemofs-nopt]="$MP_PID" [loopback-1p]="$L1_PID")
 ORDER=(native loopback loopback-nopt mnemofs mnemofs-nopt loopback-1p)
+if [ -n "$BEFORE_BIN" ]; then
+	mkdir -p "$SCRATCH/mb-data" "$SCRATCH/mb-mnt"
+	"$BEFORE_BIN" mount --data "$SCRATCH/mb-data" "$SCRATCH/mb-mnt" >"$SCRATCH/mnemofs-before.log" 2>&1 &
+	MB_PID=$!
+	wait_for "$SCRATCH/mnemofs-before.log" "^mnemofs: mounted" "$MB_PID"
+	DIRS[mnemofs-before]="$SCRATCH/mb-mnt"
+	PIDS[mnemofs-before]="$MB_PID"
+	ORDER+=(mnemofs-before)
+fi
 stamp=$(date +%Y%m%d-%H%M%S)
 RES=$OUT/fs-$stamp
 mkdir -p "$RES"
@@ -134,6 +151,12 @@ for r in $(seq "$ROUNDS"); do
 			-seq-mib "$SEQ_MIB" $FSBENCH_FLAGS "${DIRS[$t]}" >"$RES/round$r-$t.json" ||
 			die "fsbench on $t failed or hung for $RUN_TIMEOUT s (a FUSE request never answered?); logs: $SCRATCH/*.log (run with KEEP=1 to keep them)"
 		grep -qF " ${DIRS[$t]} fuse" /proc/mounts || [ "$t" = native ] || die "$t is no longer mounted (see $SCRATCH/*.log)"
+		if [ "$PY" = 1 ]; then
+			echo "bench-fs: round $r: $t (python harness)" >&2
+			timeout -k 10 "$RUN_TIMEOUT" python3 scripts/fsbench.py -label "$t" -n "$PY_ITERS" -files "$FILES" \
+				-seq-mib "$SEQ_MIB" "${DIRS[$t]}" >"$RES/py-round$r-$t.json" ||
+				die "fsbench.py on $t failed or hung for $RUN_TIMEOUT s; logs: $SCRATCH/*.log"
+		fi
 	done
 done
 
@@ -144,6 +167,12 @@ done
 	echo "Command: ROUNDS=$ROUNDS ITERS=$ITERS FILES=$FILES SEQ_MIB=$SEQ_MIB bash scripts/bench-fs.sh"
 	echo "mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'); loopback = go-fuse $(go list -m -f '{{.Version}}' github.com/hanwen/go-fuse/v2) example/loopback (1 s TTLs; FUSE passthrough when root on Linux >= 6.9); loopback-nopt = the same without passthrough."
 	"$BIN/fsbench" table "$RES"/round*.json
+	if [ "$PY" = 1 ]; then
+		echo
+		echo "### The same rounds through the Python harness (scripts/fsbench.py: open/write/close of file objects, os.stat, os.listdir + os.lstat, os.replace, os.remove; PY_ITERS=$PY_ITERS)"
+		echo
+		"$BIN/fsbench" table "$RES"/py-round*.json
+	fi
 } | tee "$OUT/bench-fs-$stamp.md"
 echo >&2
 echo "bench-fs: table in $OUT/bench-fs-$stamp.md, raw JSON in $RES" >&2

@@ -55,17 +55,24 @@ func table(files []string) error {
 		}
 	}
 	// The usual targets first, in this order; others after them.
-	rank := map[string]int{"native": 1, "loopback": 2, "loopback-nopt": 3, "mnemofs": 4}
+	rank := map[string]int{"native": 1, "loopback": 2, "loopback-nopt": 3, "mnemofs": 4, "mnemofs-before": 5}
 	sort.SliceStable(labels, func(i, j int) bool {
 		ri, rj := rank[labels[i]], rank[labels[j]]
 		return ri != 0 && (rj == 0 || ri < rj)
 	})
-	// Ratio columns: mnemofs over each loopback target.
-	var ratio []string
-	for _, l := range labels {
-		if strings.HasPrefix(l, "loopback") && seen["lmnemofs"] {
-			ratio = append(ratio, l)
+	// Ratio columns: mnemofs over each loopback target; with an earlier
+	// build in the same rounds (bench-fs.sh BEFORE_BIN), that build over
+	// loopback too, and mnemofs over it.
+	var ratio [][2]string
+	for _, num := range []string{"mnemofs", "mnemofs-before"} {
+		for _, l := range labels {
+			if strings.HasPrefix(l, "loopback") && seen["l"+num] && (num == "mnemofs" || l == "loopback") {
+				ratio = append(ratio, [2]string{num, l})
+			}
 		}
+	}
+	if seen["lmnemofs"] && seen["lmnemofs-before"] {
+		ratio = append(ratio, [2]string{"mnemofs", "mnemofs-before"})
 	}
 	for _, kind := range []string{"median", "p95"} {
 		title := "Latency, median of per-run medians (µs; lower is better)"
@@ -81,11 +88,11 @@ func table(files []string) error {
 	return nil
 }
 
-func printTable(title, kind, unit string, labels, ops []string, units map[string]string, vals map[string]map[string][]float64, ratio []string) {
+func printTable(title, kind, unit string, labels, ops []string, units map[string]string, vals map[string]map[string][]float64, ratio [][2]string) {
 	fmt.Printf("\n%s\n\n| op | %s |", title, strings.Join(labels, " | "))
 	sep := "|---|" + strings.Repeat("---:|", len(labels))
-	for _, l := range ratio {
-		fmt.Printf(" mnemofs/%s |", l)
+	for _, r := range ratio {
+		fmt.Printf(" %s/%s |", r[0], r[1])
 		sep += "---:|"
 	}
 	fmt.Printf("\n%s\n", sep)
@@ -102,9 +109,9 @@ func printTable(title, kind, unit string, labels, ops []string, units map[string
 			}
 			fmt.Printf(" %s |", format(med(v[l])))
 		}
-		for _, l := range ratio {
-			if lo := med(v[l]); lo > 0 && len(v["mnemofs"]) > 0 {
-				fmt.Printf(" %.2f× |", med(v["mnemofs"])/lo)
+		for _, r := range ratio {
+			if lo := med(v[r[1]]); lo > 0 && len(v[r[0]]) > 0 {
+				fmt.Printf(" %.2f× |", med(v[r[0]])/lo)
 			} else {
 				fmt.Print(" – |")
 			}
