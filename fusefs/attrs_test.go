@@ -13,6 +13,7 @@ import (
 )
 
 func TestAttrsXattrsStatfs(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("semantic/x.md")
 	must(t, os.WriteFile(p, []byte("x"), 0o644))
@@ -62,6 +63,7 @@ func TestAttrsXattrsStatfs(t *testing.T) {
 }
 
 func TestNamesAndExcl(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	long := strings.Repeat("n", 255)
 	must(t, os.WriteFile(tf.path("working/"+long), []byte("ok"), 0o644))
@@ -80,6 +82,7 @@ func TestNamesAndExcl(t *testing.T) {
 }
 
 func TestLocks(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("working/lock")
 	must(t, os.WriteFile(p, nil, 0o644))
@@ -100,6 +103,7 @@ func TestLocks(t *testing.T) {
 }
 
 func TestSetgidDirectory(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	d := tf.path("working/shared")
 	must(t, os.Mkdir(d, 0o775))
@@ -119,6 +123,7 @@ func TestSetgidDirectory(t *testing.T) {
 }
 
 func TestConcurrentAppendsLoseNothing(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("episodic/log.jsonl")
 	must(t, os.WriteFile(p, nil, 0o644))

@@ -56,6 +56,7 @@ func lsL(t testing.TB, dir string) []string {
 }
 
 func TestByTagOfOneMemoryWithManyTags(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("semantic/tags.md")
 	content := []byte("---\ntags: " + tagList("t", 20000) + "\n---\nA memory with too many tags.\n")
@@ -105,6 +106,7 @@ func TestByTagOfOneMemoryWithManyTags(t *testing.T) {
 }
 
 func TestByTagOfManyMemories(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	const n = 2000
 	must(t, os.MkdirAll(tf.path("episodic/many"), 0o755))
@@ -148,6 +150,7 @@ func TestByTagOfManyMemories(t *testing.T) {
 }
 
 func TestHugeFrontMatterIsReported(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("semantic/huge.md")
 	var b bytes.Buffer
@@ -172,6 +175,7 @@ func TestHugeFrontMatterIsReported(t *testing.T) {
 // TestInterruptedRequests: a request the kernel interrupted (its context
 // done) ends with EINTR instead of finishing its work.
 func TestInterruptedRequests(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	must(t, os.WriteFile(tf.path("semantic/a.md"), []byte("---\ntags: [x]\n---\nsome words\n"), 0o644))
 	tf.eng.Ready()

@@ -33,6 +33,7 @@ func readUncached(t *testing.T, p string) []byte {
 // write still open) is what the next read returns, through the real path,
 // through by-user/, and through search/.
 func TestCacheFreshThroughMount(t *testing.T) {
+	t.Parallel()
 	for _, pad := range []int{0, 100 << 10} {
 		t.Run(fmt.Sprintf("pad=%d", pad), func(t *testing.T) {
 			tf := mountAt(t, t.TempDir(), store.Options{ScratchAge: -1, CacheBytes: 8 << 20})

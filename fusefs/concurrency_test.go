@@ -51,6 +51,7 @@ func fuseConn(mnt string) string {
 }
 
 func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(concWorkerEnv) != "" {
 		t.Skip("in a worker")
 	}
@@ -349,6 +350,7 @@ func regularNames(t *testing.T, dir string) []string {
 // worker once changed Modified in place (a data race); entries are now
 // replaced, never changed.
 func TestRecentWhileLogsGrow(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	logs := []string{tf.path("working/a.jsonl"), tf.path("working/b.jsonl")}
 	for _, l := range logs {

@@ -101,6 +101,7 @@ func parseConcLine(l string) (concLine, error) {
 // succeeded but close failed, "C WORD" for every file it created; and
 // "ERR ..." for a broken invariant it saw.
 func TestConcurrencyWorker(t *testing.T) {
+	t.Parallel()
 	spec := os.Getenv(concWorkerEnv)
 	if spec == "" {
 		t.Skip("worker process of TestConcurrentProcesses")

@@ -19,6 +19,7 @@ import (
 // back through a second descriptor after every step; then remounts and
 // compares again.
 func TestContentMatchesNativeFile(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []uint64{1, 2, 3} {
 		data := t.TempDir()
 		tf := mountAt(t, data, store.Options{ScratchAge: -1})
@@ -109,6 +110,7 @@ func TestContentMatchesNativeFile(t *testing.T) {
 // committing, and about 1 run in 40 kept old bytes in the hole or lost the
 // new ones (found by the model test).
 func TestTruncateRightAfterClose(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	const runs = 300
 	stale, lost := 0, 0

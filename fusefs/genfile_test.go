@@ -14,6 +14,7 @@ import (
 // bytes (generated files report their true size), and version files carry
 // their own times, not the mount's.
 func TestTarOfGeneratedFiles(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("semantic/t.md")
 	must(t, os.WriteFile(p, []byte("---\ntags: [tar]\n---\nfirst text\n"), 0o644))

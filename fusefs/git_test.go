@@ -18,6 +18,7 @@ import (
 // nothing of it in search, views, meta/index.json, meta/stats.json or the
 // trash. The checkout is a save: the memory's history grows by one.
 func TestGitInTheTree(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is needed for this test")
 	}

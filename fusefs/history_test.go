@@ -26,6 +26,7 @@ func listNames(t *testing.T, p string) string {
 // to an episodic log and changes in working/ make none; nothing in
 // history/ can be changed; versions follow a rename.
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	tf := mountAt(t, t.TempDir(), store.Options{ScratchAge: -1})
 	a := tf.path("semantic/a.md")
 	for _, v := range []string{"first\n", "second\n", "third\n"} {

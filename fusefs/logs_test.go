@@ -61,6 +61,7 @@ func entries(t *testing.T, dir string) []string {
 }
 
 func TestLogLinesAreResults(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	writeSession(t, tf, "episodic/sessions/s1", "", sessionTurns())
 	// The four lines that say kayaking come first (the rest of the
@@ -125,6 +126,7 @@ func TestLogLinesAreResults(t *testing.T) {
 }
 
 func TestLogLineFilters(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	writeSession(t, tf, "episodic/sessions/s1", "", sessionTurns())
 	lineSet := func(q string) string {
@@ -190,6 +192,7 @@ func sameSet(a, b string) bool {
 }
 
 func TestContextQuotesTurns(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	writeSession(t, tf, "episodic/sessions/s1",
 		"---\nuser: alice\n---\nAlice's weekend: a kayaking trip with her sister; plans for Norway.\n", sessionTurns())
@@ -215,6 +218,7 @@ func TestContextQuotesTurns(t *testing.T) {
 // TestLogLinesInByDate: a log is under by-date/ for each day its lines
 // name, also for lines appended later.
 func TestLogLinesInByDate(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("episodic/days.jsonl")
 	must(t, os.WriteFile(p, []byte(`{"created":"2024-03-01","text":"first day"}`+"\n"+`{"created":"2024-03-05","text":"second day"}`+"\n"), 0o644))

@@ -143,6 +143,7 @@ var genModelOp = rapid.Custom(func(t *rapid.T) modelOp {
 })
 
 func TestModelAgainstLocalDisk(t *testing.T) {
+	t.Parallel()
 	// Every removal deletes (as a disk does) rather than moving the
 	// memory to archive/trash: a file removed while open must report
 	// nlink 0 through its descriptor, which a trashed one (deliberately)

@@ -10,6 +10,7 @@ import (
 // the notifier has sent it, so that an open meanwhile drops the kernel's
 // cached pages instead of keeping them.
 func TestContentPending(t *testing.T) {
+	t.Parallel()
 	n := NewNotifier()
 	n.mu.Lock()
 	n.fsys = &FS{} // attached, not yet sending
@@ -49,6 +50,7 @@ func TestContentPending(t *testing.T) {
 // change, and so does a stat of a name removed behind its back. (The
 // notifications once went to the dropped node, and were lost.)
 func TestNotifyAfterReaddirplus(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("semantic/k.md")
 	if err := os.WriteFile(p, []byte("old content\n"), 0o644); err != nil {

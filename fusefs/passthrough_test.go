@@ -53,6 +53,8 @@ func waitXattr(t *testing.T, p, name, want string) {
 // stat, hash, survive a remount and leave fsck consistent, for every way
 // a session starts and is shared.
 func TestPassthrough(t *testing.T) {
+	// Not parallel: it counts the writes that reach any daemon of this
+	// process (latWrite is the package's).
 	data := t.TempDir()
 	tf := mountAt(t, data, store.Options{ScratchAge: -1})
 	if kernelPassthrough() != tf.st.PassthroughOn() {

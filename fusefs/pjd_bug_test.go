@@ -4,6 +4,7 @@ package fusefs
 
 // Known product bugs found by the pjdfstest port (pjd_test.go). They fail
 // today; run them with `go test -tags bugs -run TestPjdBugs ./fusefs/`.
+// CI (scripts/expect-bugs.sh) checks that each still fails.
 // Move a case back to pjdErrCases once it is fixed.
 
 import "testing"

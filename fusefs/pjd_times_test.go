@@ -131,6 +131,7 @@ func stamp(s *pjdSide, p string) (pjdStamp, error) {
 }
 
 func TestPjdTimestamps(t *testing.T) {
+	t.Parallel()
 	sides := pjdSides(t)
 	for _, c := range pjdTimeCases {
 		t.Run(c.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 // policy (kept across a remount), refuses an invalid one with EINVAL at
 // close and keeps the old, and is described in meta/schema.json.
 func TestPolicyFile(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	tf := mountAt(t, data, store.Options{ScratchAge: -1})
 	p := tf.path("meta/policy.yaml")

@@ -11,6 +11,7 @@ import (
 // TestPosix runs go-fuse's POSIX checks against a real mount, inside a
 // working tree so the checks see a plain directory.
 func TestPosix(t *testing.T) {
+	t.Parallel()
 	for name, fn := range posixtest.All {
 		if name == "FcntlFlockLocksFile" {
 			// Expects two fds of one process to conflict on a POSIX

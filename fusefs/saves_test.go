@@ -152,6 +152,7 @@ os.replace(tmp, p)`
 // grows by one with the replaced bytes, created time, lineage and user
 // xattrs carry on, and nothing stray is left in the tree or the trash.
 func TestSavesAreEdits(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"vim", "nano", "tmux", "rsync", "python3", "sed"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is needed for this test (apt-get install vim nano tmux rsync)", tool)
@@ -197,6 +198,7 @@ func TestSavesAreEdits(t *testing.T) {
 // keeps its own history and lineage, and the one it replaces goes to the
 // trash (before, it was lost).
 func TestMoveOverIsNotASave(t *testing.T) {
+	t.Parallel()
 	var now atomic.Int64
 	now.Store(time.Now().UnixNano())
 	tf := mountAt(t, t.TempDir(), store.Options{Now: func() time.Time { return time.Unix(0, now.Load()) }, ScratchAge: -1})
@@ -221,6 +223,7 @@ func TestMoveOverIsNotASave(t *testing.T) {
 // TestHistoryFollowsTheName: history/<path>/ is right at once after a
 // save (not the old inode's until the next mount).
 func TestHistoryFollowsTheName(t *testing.T) {
+	t.Parallel()
 	tf := mountAt(t, t.TempDir(), store.Options{ScratchAge: -1})
 	p := tf.path("semantic/h.md")
 	must(t, os.WriteFile(p, []byte("one\n"), 0o644))

@@ -46,6 +46,7 @@ func ino(t *testing.T, p string) uint64 {
 }
 
 func TestFreshTree(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	ents, err := os.ReadDir(tf.dir)
 	must(t, err)
@@ -67,6 +68,7 @@ func TestFreshTree(t *testing.T) {
 }
 
 func TestWriteReadOffsets(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("episodic/a.txt")
 	must(t, os.WriteFile(p, []byte("hello world"), 0o644))
@@ -113,6 +115,7 @@ func TestWriteReadOffsets(t *testing.T) {
 }
 
 func TestLargeFileAcrossChunks(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("semantic/big.bin")
 	data := make([]byte, 3*store.ChunkSize+12345)
@@ -137,6 +140,7 @@ func TestLargeFileAcrossChunks(t *testing.T) {
 }
 
 func TestRename(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	a, b := tf.path("working/a"), tf.path("semantic/b")
 	must(t, os.WriteFile(a, []byte("A"), 0o644))
@@ -181,6 +185,7 @@ func TestRename(t *testing.T) {
 }
 
 func TestMkdirRmdirSymlinkLink(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	d := tf.path("working/dir")
 	must(t, os.Mkdir(d, 0o750))
@@ -209,6 +214,7 @@ func TestMkdirRmdirSymlinkLink(t *testing.T) {
 }
 
 func TestTrashAndScratch(t *testing.T) {
+	t.Parallel()
 	var now atomic.Int64
 	now.Store(time.Now().UnixNano())
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
@@ -251,6 +257,7 @@ func TestTrashAndScratch(t *testing.T) {
 }
 
 func TestFrontMatterAndMeta(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	good := "---\nid: m1\nuser: alice\nentities: [user:bob, project:beta]\ntags: [food, travel]\nimportance: 0.8\ncreated: 2024-05-01\nmood: happy\n---\nAlice likes ramen.\n"
 	must(t, os.WriteFile(tf.path("semantic/alice.md"), []byte(good), 0o644))
@@ -321,6 +328,7 @@ func TestFrontMatterAndMeta(t *testing.T) {
 }
 
 func TestVisibleAtOnceAcrossDescriptors(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("working/shared")
 	w, err := os.Create(p)

@@ -41,6 +41,7 @@ func lsNames(t *testing.T, dir string) []string {
 }
 
 func TestViewsMirrorTheTree(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	writeMemories(t, tf)
 	if got := strings.Join(lsNames(t, tf.path("by-user")), " "); got != "alice bob carol dave" {
@@ -102,6 +103,7 @@ func TestViewsMirrorTheTree(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	writeMemories(t, tf)
 	names := lsNames(t, tf.path("search/ramen"))
@@ -173,6 +175,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestContext(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	writeMemories(t, tf)
 	c := read(t, tf.path("context/zermatt trip"))
@@ -200,6 +203,7 @@ func TestContext(t *testing.T) {
 // entry and the emptied view directories are dropped before the write
 // returns.
 func TestCachedViewEntriesFollowChanges(t *testing.T) {
+	t.Parallel()
 	tf := testMount(t)
 	p := tf.path("semantic/tagged.md")
 	must(t, os.WriteFile(p, []byte("---\ntags: [fleeting]\n---\ntext\n"), 0o644))

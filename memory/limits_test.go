@@ -27,6 +27,7 @@ func flowList(prefix string, n int) string {
 }
 
 func TestListsAreCapped(t *testing.T) {
+	t.Parallel()
 	p := Parse("a.md", frontMatter("tags: "+flowList("t", 20000)+"\nusers: "+flowList("u", 300)+
 		"\nentities: "+flowList("user:e", 257)+"\nrelated: "+flowList("r", 256)+"\nother: "+flowList("x", 1000)+"\n"))
 	if p.Err == nil {
@@ -77,6 +78,7 @@ func jsonList(n int) string {
 }
 
 func TestLongValuesAreDropped(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", MaxValueLen+1)
 	ok := strings.Repeat("y", MaxValueLen)
 	p := Parse("a.md", frontMatter("tags: ["+long+", "+ok+", short]\nuser: "+long+"\n"))
@@ -90,6 +92,7 @@ func TestLongValuesAreDropped(t *testing.T) {
 }
 
 func TestOversizeIsReported(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("k: v\n", MaxParse/5+1)
 	cases := []struct {
 		name, content, want string
@@ -146,6 +149,7 @@ func TestParseIsLinear(t *testing.T) {
 }
 
 func TestAliases(t *testing.T) {
+	t.Parallel()
 	// An alias bomb: each level doubles; the budget stops it.
 	var b strings.Builder
 	b.WriteString("a0: &a0 [x, x]\n")
@@ -180,6 +184,7 @@ func TestAliases(t *testing.T) {
 // TestDecodeLikeYAML checks decodeYAML against yaml.Unmarshal on the
 // shapes front matter takes.
 func TestDecodeLikeYAML(t *testing.T) {
+	t.Parallel()
 	for _, src := range yamlSeeds {
 		compareYAML(t, src)
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseLine(t *testing.T) {
+	t.Parallel()
 	day := func(s string) time.Time {
 		tm, err := ParseTime(s)
 		if err != nil {
@@ -81,6 +82,7 @@ func sorted(s []string) []string {
 }
 
 func TestParseLineLimits(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"tags":[`)
 	for i := range 400 {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, file, content string
 		wantErr             string
@@ -65,6 +66,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestBodyOffset(t *testing.T) {
+	t.Parallel()
 	c := "---\nuser: a\n---\nthe body"
 	p := Parse("x.md", []byte(c))
 	if c[p.BodyOffset:] != "the body" {
@@ -98,6 +100,7 @@ func FuzzParse(f *testing.F) {
 // and alias front matter knows, a JSON memory knows too (JSON "topics"
 // was once ignored while YAML topics: worked).
 func TestJSONAndYAMLAgreeOnKeys(t *testing.T) {
+	t.Parallel()
 	for _, k := range Keys {
 		for _, name := range append([]string{k.Key}, k.Aliases...) {
 			val := `"x"`

@@ -32,7 +32,7 @@
 # Environment: MNEMOFS_BIN (a built binary; default: go build into the
 # scratch area), SCRATCH_PARENT (/var/tmp), KEEP=1 keeps the scratch area
 # (data dir, mount log, copies of the memories). CI runs it from
-# cmd/mnemofs/agentdemo_test.go (go test -run AgentDemo ./cmd/mnemofs/).
+# tests/e2e/agentdemo_test.go (go test -run AgentDemo ./tests/e2e/).
 set -uo pipefail
 export LC_ALL=C # byte order for ls and sort, byte matching for grep
 

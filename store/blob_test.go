@@ -56,6 +56,7 @@ func fsckClean(t *testing.T, s *Store) {
 }
 
 func TestBlobWriteAppendOverwriteTruncate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, kv := openBlobStore(t, dir)
 	data := pattern(100<<10, 1)
@@ -119,6 +120,7 @@ func TestBlobWriteAppendOverwriteTruncate(t *testing.T) {
 }
 
 func TestSmallFileMovesToBlob(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, kv := openBlobStore(t, dir)
 	defer kv.Close()
@@ -157,6 +159,7 @@ func TestSmallFileMovesToBlob(t *testing.T) {
 }
 
 func TestBlobsSurviveReopenAndLeftoversGo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, kv := openBlobStore(t, dir)
 	data := pattern(ChunkSize*4+17, 3)
@@ -191,6 +194,7 @@ func TestBlobsSurviveReopenAndLeftoversGo(t *testing.T) {
 }
 
 func TestUnlinkDropsEveryKey(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{ScratchAge: -1})
 	ino := writeFile(t, s, RootIno, "x.tmp", pattern(3*ChunkSize+5, 2))
 	must(t, s.SetXattr(ino, "user.a", []byte("1"), 0))

@@ -11,6 +11,7 @@ import (
 // committed blob's data durable along with the KV that points at it, and
 // does nothing when nothing changed.
 func TestPeriodicSyncBlobDataFirst(t *testing.T) {
+	t.Parallel()
 	s, ext4 := openScratchBlobStore(t)
 	u, ok := s.kv.(unsyncedKV)
 	if !ok {
@@ -51,6 +52,7 @@ func TestPeriodicSyncBlobDataFirst(t *testing.T) {
 // TestCloseSyncsBlobData: closing the store (a clean unmount) leaves a
 // committed blob's data on disk, not only the KV that points at it.
 func TestCloseSyncsBlobData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var sfs unix.Statfs_t
 	must(t, unix.Statfs(dir, &sfs))

@@ -7,6 +7,7 @@ import (
 )
 
 func TestHealthGrowthAndWarnings(t *testing.T) {
+	t.Parallel()
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	s := newStore(t, Options{Now: func() time.Time { return clock }, ScratchAge: -1})
 	sem := dirIno(t, s, "semantic")

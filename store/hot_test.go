@@ -232,6 +232,7 @@ func TestHotCacheNeverStale(t *testing.T) {
 // (a damaged chunk) is what reads return once fsck --repair has recorded
 // its hash, though the cache held the old bytes.
 func TestHotCacheAfterFsckRepair(t *testing.T) {
+	t.Parallel()
 	s := hotStore(t, false, nil)
 	ino := storetest.WriteFile(t, s, store.RootIno, "a", []byte("hello"))
 	warm(t, s, "/a", []byte("hello"))
@@ -258,6 +259,7 @@ func TestHotCacheAfterFsckRepair(t *testing.T) {
 // TestHotCacheConcurrentRewrites: readers racing a writer only ever see a
 // whole committed (or open) version, and after the last commit the last.
 func TestHotCacheConcurrentRewrites(t *testing.T) {
+	t.Parallel()
 	for _, blobs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("blobs=%v", blobs), func(t *testing.T) {
 			s := hotStore(t, blobs, nil)
@@ -313,6 +315,7 @@ func TestHotCacheConcurrentRewrites(t *testing.T) {
 // TestHotCacheBoundsAndStats: the cache stays within its bound, frees the
 // entry of a removed file, shows in Stats, and can be turned off.
 func TestHotCacheBoundsAndStats(t *testing.T) {
+	t.Parallel()
 	s := hotStore(t, true, nil)
 	for k := 0; k < 60; k++ {
 		data := fill(200<<10, byte('a'+k%26))

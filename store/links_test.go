@@ -9,6 +9,7 @@ import (
 // show its current path after it moves, and after the linking memory
 // moves; a link to nothing here stays as written.
 func TestLinksFollowMoves(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{ScratchAge: -1})
 	sem, epi := dirIno(t, s, "semantic"), dirIno(t, s, "episodic")
 	writeFile(t, s, sem, "b.md", []byte("the target\n"))

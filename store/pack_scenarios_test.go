@@ -16,6 +16,7 @@ func packBody(k int) []byte {
 // TestPackScenarios: versions, growth past a chunk, truncation, rename
 // over, removal while open, hard links and fsck repair of packed files.
 func TestPackScenarios(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{ScratchAge: -1})
 	d, err := s.mkdirAllLocked("/archive/sessions/2026-01/x")
 	must(t, err)

@@ -113,6 +113,7 @@ func packStress(t *testing.T, o Options, rounds int) {
 // ever replaced by the older bytes a pack read (the check under the lock
 // compares record versions, not only size and times).
 func TestPackStressFixedClock(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	packStress(t, Options{ScratchAge: -1, Now: func() time.Time { return now }}, 3000)
 }

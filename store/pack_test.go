@@ -19,6 +19,7 @@ import (
 // a truncate or a removal takes a member out; the pack goes with its last
 // member; fsck is clean throughout and finds a broken membership.
 func TestArchivedSessionsArePacked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clock := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 	open := func() (*store.Store, backend.KV) {
@@ -139,6 +140,7 @@ func TestArchivedSessionsArePacked(t *testing.T) {
 // TestLargeSessionSplitsIntoPacks: a session of more files than one pack
 // takes is packed into several (bounded transactions), all readable.
 func TestLargeSessionSplitsIntoPacks(t *testing.T) {
+	t.Parallel()
 	clock := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 	s := storetest.NewStore(t, store.Options{ScratchAge: -1, Now: func() time.Time { return clock }})
 	d := storetest.MkdirAll(t, s, "/episodic/sessions/long")

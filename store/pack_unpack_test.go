@@ -11,6 +11,7 @@ import (
 // overwrite (import over an existing file) truncates before write() unpacks:
 // unpack then persists the cached, uncommitted size 0 next to the old chunk.
 func TestUnpackPersistsUncommittedSize(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{ScratchAge: -1})
 	d, err := s.mkdirAllLocked("/archive/sessions/2026-01/x")
 	must(t, err)

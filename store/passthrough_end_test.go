@@ -182,6 +182,7 @@ func TestOverwriteAfterSessionEnd(t *testing.T) {
 // commit) and whose session now lingers report the appended content: the
 // sha256 agrees with the size.
 func TestDeferredCommitOfLingeringSession(t *testing.T) {
+	t.Parallel()
 	s, kv := openPT(t, t.TempDir())
 	defer kv.Close()
 	defer s.Close()

@@ -22,6 +22,7 @@ func openPT(t *testing.T, dir string) (*Store, backend.KV) {
 // TestPassthroughSessionStore drives a session as the kernel would: the
 // content file is written directly, the store learns of it by fstat.
 func TestPassthroughSessionStore(t *testing.T) {
+	t.Parallel()
 	s, kv := openPT(t, t.TempDir())
 	defer kv.Close()
 	defer s.Close()
@@ -78,6 +79,7 @@ func TestPassthroughSessionStore(t *testing.T) {
 // changed in place by the kernel (no commit after) is set right when the
 // store opens again without having been closed.
 func TestPassthroughCrashRecovery(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, kv := openPT(t, dir)
 	w, err := s.Lookup(RootIno, "working")
@@ -120,6 +122,7 @@ func TestPassthroughCrashRecovery(t *testing.T) {
 // for later; if the process dies first, the next start keeps what the
 // kernel appended.
 func TestDeferredAppendAdopted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, kv := openPT(t, dir)
 	w, err := s.Lookup(RootIno, "working")

@@ -62,6 +62,7 @@ func readAll(t testing.TB, s *Store, ino uint64) []byte {
 }
 
 func TestFreshStoreLayout(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	ents, err := s.ReadDir(RootIno)
 	must(t, err)
@@ -75,6 +76,7 @@ func TestFreshStoreLayout(t *testing.T) {
 }
 
 func TestInodeNumbersNeverReused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seen := map[uint64]bool{}
 	for round := 0; round < 3; round++ {
@@ -98,6 +100,7 @@ func TestInodeNumbersNeverReused(t *testing.T) {
 }
 
 func TestOrphanKeptUntilClose(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	ino := writeFile(t, s, RootIno, "tmpfile.tmp", []byte("data"))
 	must(t, s.Open(ino, true))
@@ -117,6 +120,7 @@ func TestOrphanKeptUntilClose(t *testing.T) {
 }
 
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	const n = 16
 	var wg sync.WaitGroup
@@ -147,6 +151,7 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func TestSpillAndTruncateLargeFile(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	i, err := s.Create(RootIno, "big", 0o644, Owner{})
 	must(t, err)
@@ -179,6 +184,7 @@ func TestSpillAndTruncateLargeFile(t *testing.T) {
 }
 
 func TestFsckFindsAndRepairs(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	ino := writeFile(t, s, RootIno, "a", []byte("hello"))
 	// Damage: a dangling entry, stray chunks, a wrong hash.
@@ -206,6 +212,7 @@ func TestFsckFindsAndRepairs(t *testing.T) {
 }
 
 func TestVersionCountsCommittedChanges(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{Now: func() time.Time { return time.Unix(1e9, 0) }})
 	ino := writeFile(t, s, RootIno, "v", []byte("1"))
 	for _, c := range []string{"2", "2", "3"} {
@@ -222,11 +229,20 @@ func TestVersionCountsCommittedChanges(t *testing.T) {
 }
 
 func TestManyAccessesAreSaved(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	var inos []uint64
-	// More records than one Badger transaction takes (16 MiB memtables).
+	// More records than one Badger transaction takes (16 MiB memtables),
+	// written in bulk (as an import writes them).
+	b := s.NewBulk()
 	for k := 0; k < 30000; k++ {
-		inos = append(inos, writeFile(t, s, RootIno, fmt.Sprintf("a%d", k), []byte("x")))
+		must(t, b.AddFile(fmt.Sprintf("/a%d", k), []byte("x"), 0o644, Owner{}, 0))
+	}
+	must(t, b.Flush())
+	for k := 0; k < 30000; k++ {
+		i, err := s.Lookup(RootIno, fmt.Sprintf("a%d", k))
+		must(t, err)
+		inos = append(inos, i.Ino)
 	}
 	for _, ino := range inos {
 		must(t, s.Open(ino, true))
@@ -241,6 +257,7 @@ func TestManyAccessesAreSaved(t *testing.T) {
 }
 
 func TestFsckAcceptsOrphanBeingReleased(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	ino := writeFile(t, s, RootIno, "x.tmp", []byte("x"))
 	must(t, s.Open(ino, true))
@@ -266,6 +283,7 @@ func appendTo(t testing.TB, s *Store, ino uint64, data string) {
 }
 
 func TestAppendsKeepMetadataAndHash(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{})
 	ino := writeFile(t, s, RootIno, "n.md", []byte("---\nuser: alice\n---\nfirst\n"))
 	content := "---\nuser: alice\n---\nfirst\n"

@@ -57,6 +57,7 @@ func writeLikeKernel(t *testing.T, f *os.File, data []byte) {
 // (ext4's auto_da_alloc would, after the truncation to zero, in the
 // writer's close(2)).
 func TestReusedTempStartsNoWriteback(t *testing.T) {
+	t.Parallel()
 	s, ext4 := openScratchBlobStore(t)
 	f, err := s.blobs.TakeTemp()
 	must(t, err)

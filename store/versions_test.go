@@ -46,6 +46,7 @@ func dirIno(t *testing.T, s *Store, name string) uint64 {
 }
 
 func TestVersionsFollowPolicy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, kv := openBlobStore(t, dir)
 	defer kv.Close()
@@ -125,6 +126,7 @@ func TestVersionsFollowPolicy(t *testing.T) {
 // TestVersionOfTruncatedFile: a truncation committed on its own (truncate
 // with no handle open, as a shell's > can do) keeps the content it cut.
 func TestVersionOfTruncatedFile(t *testing.T) {
+	t.Parallel()
 	s := newStore(t, Options{ScratchAge: -1})
 	sem := dirIno(t, s, "semantic")
 	a := writeFile(t, s, sem, "alice.md", []byte("---\nuser: alice\n---\nAlice likes ramen.\n"))

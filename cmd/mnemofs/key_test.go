@@ -169,3 +169,12 @@ func TestStoreKDF(t *testing.T) {
 		t.Errorf("db without kdf.json: %+v, %v, %v; want legacy (nil)", p, fresh, err)
 	}
 }
+
+// check fails the test on an error (the end-to-end tests, in tests/e2e,
+// have their own).
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestSharedLogPerLine: a log whose lines belong to different users (the
+// layout agents write: turns.jsonl with a user per line) shows each user's
+// mount only the lines that user may see — in cat, size, sha256, grep,
+// search and views — and is read-only there; a log of only bob's lines is
+// hidden from alice.
+func TestSharedLogPerLine(t *testing.T) {
+	t.Parallel()
+	data, mnt := t.TempDir(), t.TempDir()
+	p := func(rel string) string { return filepath.Join(mnt, rel) }
+	const (
+		pub   = `{"speaker":"host","text":"welcome everyone to the planning call"}`
+		alice = `{"user":"alice","text":"alice wants a window seat on the ferry"}`
+		bob   = `{"user":"bob","text":"bob's pin is wombatsecret"}`
+		both  = `{"users":["alice","bob"],"text":"both agree on Lisbon"}`
+	)
+	m := startMount(t, data, mnt)
+	check(t, os.MkdirAll(p("episodic/sessions/s1"), 0o755))
+	check(t, os.WriteFile(p("episodic/sessions/s1/turns.jsonl"), []byte(pub+"\n"+alice+"\n"+bob+"\n"+both+"\n"), 0o644))
+	check(t, os.WriteFile(p("episodic/bobonly.jsonl"), []byte(bob+"\n"), 0o644))
+	m.stop(t, syscall.SIGTERM)
+
+	for _, u := range []struct {
+		name       string
+		see, hide  []string
+		searchHide string
+	}{
+		{"alice", []string{pub, alice, both}, []string{bob}, "wombatsecret"},
+		{"bob", []string{pub, bob, both}, []string{alice}, "window"},
+	} {
+		m = startMount(t, data, mnt, "--user", u.name)
+		log := p("episodic/sessions/s1/turns.jsonl")
+		b, err := os.ReadFile(log)
+		check(t, err)
+		want := strings.Join(u.see, "\n") + "\n"
+		if string(b) != want {
+			t.Errorf("%s reads the shared log as:\n%s\nwant:\n%s", u.name, b, want)
+		}
+		if fi, err := os.Stat(log); err != nil || fi.Size() != int64(len(want)) {
+			t.Errorf("%s: size %v (%v), want %d", u.name, fi.Size(), err, len(want))
+		}
+		sum := sha256.Sum256([]byte(want))
+		if x, _ := getxattr(log, "user.mnemofs.sha256"); x != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: sha256 xattr %s is not of what the user reads", u.name, x)
+		}
+		out, _ := exec.Command("grep", "-rF", u.searchHide, p("episodic"), p("search/"+u.searchHide), p("by-user"), p("meta")).CombinedOutput()
+		for _, h := range u.hide {
+			if strings.Contains(string(out), h) || strings.Contains(string(b), h) {
+				t.Errorf("%s's mount shows another user's line %s:\n%s", u.name, h, out)
+			}
+		}
+		if ents, _ := os.ReadDir(p("search/" + u.searchHide)); len(ents) != 1 {
+			t.Errorf("%s: search/%s lists %v", u.name, u.searchHide, ents)
+		}
+		if _, err := os.Stat(p("by-user/" + u.name + "/episodic/sessions/s1/turns.jsonl")); err != nil {
+			t.Errorf("%s: the shared log is not in by-user/%s: %v", u.name, u.name, err)
+		}
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+		if !errors.Is(err, syscall.EACCES) {
+			t.Errorf("%s appending to a log with lines it cannot see: %v, want EACCES", u.name, err)
+		}
+		if f != nil {
+			f.Close()
+		}
+		_, err = os.Stat(p("episodic/bobonly.jsonl"))
+		if u.name == "alice" && !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("alice sees a log of bob's lines only: %v", err)
+		}
+		if u.name == "bob" && err != nil {
+			t.Errorf("bob cannot see his own log: %v", err)
+		}
+		m.stop(t, syscall.SIGTERM)
+	}
+	// The operator's mount sees the whole log, unchanged.
+	m = startMount(t, data, mnt)
+	if b, _ := os.ReadFile(p("episodic/sessions/s1/turns.jsonl")); string(b) != pub+"\n"+alice+"\n"+bob+"\n"+both+"\n" {
+		t.Errorf("the operator reads:\n%s", b)
+	}
+	m.stop(t, syscall.SIGTERM)
+}
