@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ func buildGraph(infos []store.Info, maxNodes int) Graph {
 	deg := map[int]int{}
 	for i, in := range infos {
 		for _, r := range in.Related {
-			j, ok := idx[r]
+			j, ok := lookup(idx, in.Path, r)
 			if !ok || j == i {
 				continue
 			}
@@ -188,13 +189,34 @@ func layout(nodes []Node, edges [][2]int) {
 		minX, maxX = math.Min(minX, x[i]), math.Max(maxX, x[i])
 		minY, maxY = math.Min(minY, y[i]), math.Max(maxY, y[i])
 	}
-	w, h := math.Max(maxX-minX, 1e-9), math.Max(maxY-minY, 1e-9)
+	// One scale for both axes (the page's box is 3:2), centred; a few
+	// nodes stay near the middle rather than at the corners.
+	span := math.Max(math.Max(maxX-minX, (maxY-minY)*1.5), 1e-9)
+	if n < 10 {
+		span = math.Max(span, 1.5*float64(10)/float64(n+1)*k)
+	}
+	cx, cy := (minX+maxX)/2, (minY+maxY)/2
 	for i := range nodes {
-		nodes[i].X, nodes[i].Y = 0.5, 0.5
-		if n > 1 {
-			nodes[i].X, nodes[i].Y = (x[i]-minX)/w, (y[i]-minY)/h
+		nodes[i].X = 0.5 + (x[i]-cx)/span
+		nodes[i].Y = 0.5 + (y[i]-cy)/span*1.5
+	}
+}
+
+// lookup finds the memory a link names: its current path when the store
+// resolved it, else the link as written, as the store resolves it (from
+// the memory's directory, then from the root). Only the memories shown
+// are in idx, so a link never reveals one the reader may not see.
+func lookup(idx map[string]int, from, link string) (int, bool) {
+	if j, ok := idx[link]; ok {
+		return j, true
+	}
+	if !strings.HasPrefix(link, "/") {
+		if j, ok := idx[path.Join(path.Dir(from), link)]; ok {
+			return j, true
 		}
 	}
+	j, ok := idx[path.Clean("/"+link)]
+	return j, ok
 }
 
 // name is the last element of a path, for labels.

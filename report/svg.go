@@ -211,7 +211,7 @@ func hbars(b *strings.Builder, id, what string, cs []Count) {
 // graphSVG draws the association graph: line.edge (data-a, data-b) and
 // circle.node (data-i), coloured by tier, the busiest nodes labelled.
 func graphSVG(b *strings.Builder, g Graph) {
-	const W, H, pad = 900.0, 600.0, 24.0
+	const W, H, pad = 900.0, 600.0, 40.0
 	fmt.Fprintf(b, `<svg id="graph" class="chart" viewBox="0 0 %g %g" role="img" aria-label="association graph">`, W, H)
 	if len(g.Nodes) == 0 {
 		fmt.Fprintf(b, `<text class="empty" x="%g" y="%g">no related links between the memories shown</text></svg>`, W/2-150, H/2)
@@ -267,7 +267,7 @@ func latencySVG(b *strings.Builder, ls []Latency) {
 		top = max(top, l.P99)
 	}
 	lt := math.Log10(float64(top)*2 + 1)
-	scale := func(us uint64) float64 { return math.Max(math.Log10(float64(us)+1)/lt*(W-L-90), 1) }
+	scale := func(us uint64) float64 { return math.Max(math.Log10(float64(us)+1)/lt*(W-L-280), 1) }
 	cols := []struct {
 		class, color string
 		v            func(Latency) uint64
