@@ -53,8 +53,8 @@ type Data struct {
 }
 
 // Day is one bucket of growth: memories created in it (by their created
-// time), their bytes now, and the old versions kept that were written in
-// it.
+// time), their bytes now, and the old versions kept that were replaced in
+// it (one an edit of a versioned memory), with their bytes.
 type Day struct {
 	Date         string
 	Created      int
@@ -142,7 +142,11 @@ func Collect(st *store.Store, may func(uint64) bool, o Options) (*Data, error) {
 				return err
 			}
 			for _, v := range vs {
-				g := day(time.Unix(0, v.Modified))
+				at := v.Saved // when it was replaced: the day of an edit
+				if at == 0 {
+					at = v.Modified
+				}
+				g := day(time.Unix(0, at))
 				g.Versions++
 				g.VersionBytes += v.Size
 			}

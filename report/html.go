@@ -53,7 +53,7 @@ func Render(d *Data) []byte {
 		d.Memories, fmtBytes(d.Bytes), scope, d.Generated.Format(time.RFC3339))
 
 	b.WriteString(`<h2>Growth</h2>`)
-	fmt.Fprintf(&b, `<p class="sub">Memories created a %s (by their created time) and old versions kept that were written then; the line is memories in all.</p>`, d.Bucket)
+	fmt.Fprintf(&b, `<p class="sub">Memories created a %s (by their created time) and edits that kept an old version; the line is memories in all.</p>`, d.Bucket)
 	labels := make([]string, len(d.Days))
 	created, vers, cum := make([]float64, len(d.Days)), make([]float64, len(d.Days)), make([]float64, len(d.Days))
 	bytesNew, bytesVer, cumB := make([]float64, len(d.Days)), make([]float64, len(d.Days)), make([]float64, len(d.Days))
@@ -70,7 +70,7 @@ func Render(d *Data) []byte {
 	size := func(v float64) string { return fmtBytes(uint64(v)) }
 	timeBars(&b, "growth", "memories per "+d.Bucket, labels,
 		[]series{{"g-new", "#4e79a7", "new memories", created}, {"g-ver", "#f28e2b", "versions", vers}}, cum, "g-total", count)
-	b.WriteString(`<div class="sub"><span class="key" style="background:#4e79a7"></span>new memories<span class="key" style="background:#f28e2b"></span>old versions kept</div>`)
+	b.WriteString(`<div class="sub"><span class="key" style="background:#4e79a7"></span>new memories<span class="key" style="background:#f28e2b"></span>edits kept as versions</div>`)
 	timeBars(&b, "growth-bytes", "bytes per "+d.Bucket, labels,
 		[]series{{"gb-new", "#4e79a7", "bytes of new memories", bytesNew}, {"gb-ver", "#f28e2b", "bytes of versions", bytesVer}}, cumB, "gb-total", size)
 
@@ -84,7 +84,7 @@ func Render(d *Data) []byte {
 
 	g := d.Graph
 	b.WriteString(`<h2>Associations</h2>`)
-	note := fmt.Sprintf("%d memories linked by %d related links, in %d groups (the largest %d memories).", g.AllNodes, g.AllEdges, g.Components, g.Largest)
+	note := fmt.Sprintf("%d memories linked by %d related links, in %s (the largest of %d memories).", g.AllNodes, g.AllEdges, plural(g.Components, "group"), g.Largest)
 	if g.Capped {
 		note += fmt.Sprintf(" Capped: showing the %d memories with most links and the %d links between them; %d memories and %d links are left out.",
 			len(g.Nodes), len(g.Edges), g.AllNodes-len(g.Nodes), g.AllEdges-len(g.Edges))
@@ -121,6 +121,16 @@ func Render(d *Data) []byte {
 	return []byte(b.String())
 }
 
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "s") {
+		return fmt.Sprintf("%d %ses", n, what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 func topNote(shown, all int, what string) string {
 	if all > shown {
 		return fmt.Sprintf("The %d with most memories of %d %s.", shown, all, what)
@@ -151,7 +161,7 @@ func maintenance(b *strings.Builder, d *Data) {
 		nerr += m.Errors
 	}
 	layers = append(layers, errs)
-	fmt.Fprintf(b, `<p class="sub" id="maint-note">%d passes on %d days (meta/maintenance.log keeps the last 400); actions by kind a day.</p>`, passes, len(d.Maint))
+	fmt.Fprintf(b, `<p class="sub" id="maint-note">%s on %s (meta/maintenance.log keeps the last 400); actions by kind a day.</p>`, plural(passes, "pass"), plural(len(d.Maint), "day"))
 	timeBars(b, "maintenance", "maintenance actions a day", labels, layers, nil, "", func(v float64) string { return fmt.Sprintf("%.0f", v) })
 	b.WriteString(`<div class="sub">`)
 	for k, kind := range d.Kinds {

@@ -91,6 +91,7 @@ func timeBars(b *strings.Builder, id, title string, labels []string, layers []se
 	top = math.Max(top, 1)
 	pw, ph := W-L-R, H-T-B
 	bw := pw / float64(n)
+	barw := math.Min(math.Max(bw*0.8, 0.5), 48)
 	fmt.Fprintf(b, `<line class="axis" x1="%g" y1="%g" x2="%g" y2="%g"/>`, L, T+ph, L+pw, T+ph)
 	fmt.Fprintf(b, `<text class="tick" x="%g" y="%g" text-anchor="end">%s</text>`, L-4, T+8, esc(unit(top)))
 	fmt.Fprintf(b, `<text class="tick" x="%g" y="%g" text-anchor="end">0</text>`, L-4, T+ph)
@@ -103,7 +104,7 @@ func timeBars(b *strings.Builder, id, title string, labels []string, layers []se
 			h := math.Max(l.v[i]/top*ph, 1)
 			y -= h
 			fmt.Fprintf(b, `<rect class="%s" data-series="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
-				l.class, esc(l.label), L+float64(i)*bw+bw*0.1, y, math.Max(bw*0.8, 0.5), h, l.color, esc(labels[i]), esc(l.label), esc(unit(l.v[i])))
+				l.class, esc(l.label), L+float64(i)*bw+(bw-barw)/2, y, barw, h, l.color, esc(labels[i]), esc(l.label), esc(unit(l.v[i])))
 		}
 	}
 	for _, i := range uniqInts(0, n/2, n-1) {
@@ -140,7 +141,7 @@ func uniqInts(v ...int) []int {
 
 // donut draws one slice (path.slice, data-tier) per tier with memories.
 func donut(b *strings.Builder, shares []Share) {
-	const W, H, cx, cy, r0, r1 = 420.0, 240.0, 120.0, 120.0, 60.0, 110.0
+	const W, H, cx, cy, r0, r1 = 480.0, 240.0, 120.0, 120.0, 60.0, 110.0
 	fmt.Fprintf(b, `<svg id="tiers" class="chart" viewBox="0 0 %g %g" role="img" aria-label="memories by tier">`, W, H)
 	total := 0
 	for _, s := range shares {
