@@ -97,7 +97,7 @@ stamp=$(date +%Y%m%d-%H%M%S)
 		size=$(stat -c %s "$SCRATCH/page.html")
 		"$BIN" --data "$SCRATCH/data" mount "$SCRATCH/mnt" >"$SCRATCH/mount.log" 2>&1 &
 		MOUNT_PID=$!
-		for _ in $(seq 600); do grep -q "mounted" "$SCRATCH/mount.log" && break; sleep 0.1; done
+		for _ in $(seq 600); do grep -qs "mounted" "$SCRATCH/mount.log" && break; sleep 0.1; done
 		grep -q "mounted" "$SCRATCH/mount.log" || die "the mount did not come up: $(cat "$SCRATCH/mount.log")"
 		b=$(for _ in $(seq "$RUNS"); do timeit "$BIN" --data "$SCRATCH/data" report --out "$SCRATCH/page.html"; done | stats)
 		c=$(for _ in $(seq "$RUNS"); do timeit cat "$SCRATCH/mnt/meta/report.html"; done | stats)
