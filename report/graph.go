@@ -18,7 +18,10 @@ type Graph struct {
 	// Before the cap: memories with at least one link, distinct links,
 	// connected components and the largest one's size.
 	AllNodes, AllEdges, Components, Largest int
-	Capped                                  bool
+	// Capped: not all are drawn; then Whole groups are, and Cut nodes
+	// of the next group around its most-linked one.
+	Capped     bool
+	Whole, Cut int
 }
 
 // Node is one memory of the graph, placed by the layout in [0,1]².
@@ -31,7 +34,7 @@ type Node struct {
 
 // buildGraph links the memories whose Related names another one's path
 // (store.Info.Related carries resolved links at their current path),
-// keeps the maxNodes with the highest degree and lays them out.
+// keeps at most maxNodes of them (capNodes) and lays them out.
 func buildGraph(infos []store.Info, maxNodes int) Graph {
 	idx := make(map[string]int, len(infos))
 	for i, in := range infos {
@@ -81,21 +84,21 @@ func buildGraph(infos []store.Info, maxNodes int) Graph {
 	for _, s := range size {
 		g.Largest = max(g.Largest, s)
 	}
-	// The cap: the nodes with most links (ties by path).
-	nodes := make([]int, 0, len(deg))
-	for n := range deg {
-		nodes = append(nodes, n)
+	// The cap (cap.go): whole groups, then the nodes around the most
+	// linked one of the next.
+	adj := map[int][]int{}
+	for _, e := range edges {
+		adj[e.a] = append(adj[e.a], e.b)
+		adj[e.b] = append(adj[e.b], e.a)
 	}
-	sort.Slice(nodes, func(a, b int) bool {
-		da, db := deg[nodes[a]], deg[nodes[b]]
-		if da != db {
-			return da > db
+	less := func(a, b int) bool {
+		if deg[a] != deg[b] {
+			return deg[a] > deg[b]
 		}
-		return infos[nodes[a]].Path < infos[nodes[b]].Path
-	})
-	if len(nodes) > maxNodes {
-		nodes, g.Capped = nodes[:maxNodes], true
+		return infos[a].Path < infos[b].Path
 	}
+	nodes, whole, cut := capNodes(deg, adj, find, less, maxNodes)
+	g.Capped, g.Whole, g.Cut = len(nodes) < len(deg), whole, cut
 	// Order by component then path, so the start layout keeps a
 	// component together and is the same each time.
 	sort.SliceStable(nodes, func(a, b int) bool {

@@ -86,8 +86,22 @@ func Render(d *Data) []byte {
 	b.WriteString(`<h2>Associations</h2>`)
 	note := fmt.Sprintf("%d memories linked by %d related links, in %s (the largest of %d memories).", g.AllNodes, g.AllEdges, plural(g.Components, "group"), g.Largest)
 	if g.Capped {
-		note += fmt.Sprintf(" Capped: showing the %d memories with most links and the %d links between them; %d memories and %d links are left out.",
-			len(g.Nodes), len(g.Edges), g.AllNodes-len(g.Nodes), g.AllEdges-len(g.Edges))
+		part := ""
+		if g.Whole > 0 {
+			part = plural(g.Whole, "group") + " whole, largest first"
+		}
+		if g.Cut > 0 {
+			if part != "" {
+				part += ", and "
+			}
+			of := "of the next group"
+			if g.Whole == 0 {
+				of = "of the largest group"
+			}
+			part += fmt.Sprintf("the %d memories nearest the most-linked one %s, along links", g.Cut, of)
+		}
+		note += fmt.Sprintf(" Capped: showing %d of the %d memories (%s) and the %d links between them; %d memories and %d links are left out.",
+			len(g.Nodes), g.AllNodes, part, len(g.Edges), g.AllNodes-len(g.Nodes), g.AllEdges-len(g.Edges))
 	} else {
 		note += " All are shown."
 	}
