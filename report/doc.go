@@ -17,8 +17,10 @@
 //     fetch (default-src 'none'), so a browser makes no request.
 //   - Everything that came from the store (paths, tags, users, log lines)
 //     is HTML-escaped and made valid UTF-8 before it is written.
-//   - The association graph is capped (Options.MaxNodes, by degree); the
-//     page says how many nodes and links it left out.
+//   - The association graph is capped (Options.MaxNodes): whole groups,
+//     largest first, then the memories nearest the most-linked one of the
+//     next, along links (cap.go), so that what is drawn is connected as in
+//     the store; the page says what was capped and how much was left out.
 //   - Stable ids and classes name every chart and mark (svg#growth,
 //     rect.g-new, path.slice, rect.bar, circle.node, line.edge, …) so that
 //     a test or a script can count what was drawn.

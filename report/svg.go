@@ -229,7 +229,9 @@ func graphSVG(b *strings.Builder, g Graph) {
 	for i := range order {
 		order[i] = i
 	}
-	for k := 0; k < 12 && k < len(order); k++ { // the 12 busiest
+	// Labels: the 12 busiest; in a big graph only hubs (4 links or more),
+	// so that labels do not pile up.
+	for k := 0; k < 12 && k < len(order); k++ {
 		best := k
 		for j := k + 1; j < len(order); j++ {
 			if g.Nodes[order[j]].Degree > g.Nodes[order[best]].Degree {
@@ -237,7 +239,9 @@ func graphSVG(b *strings.Builder, g Graph) {
 			}
 		}
 		order[k], order[best] = order[best], order[k]
-		label[order[k]] = true
+		if len(g.Nodes) <= 40 || g.Nodes[order[k]].Degree >= 4 {
+			label[order[k]] = true
+		}
 	}
 	for i, n := range g.Nodes {
 		x, y := px(n)
