@@ -195,3 +195,16 @@ func TestParseLog(t *testing.T) {
 		t.Fatalf("kinds = %v", kinds)
 	}
 }
+
+func TestEsc(t *testing.T) {
+	for in, want := range map[string]string{
+		`<script>"x"&'y'`: "&lt;script&gt;&#34;x&#34;&amp;&#39;y&#39;",
+		"bad\xffbyte":     "bad\uFFFDbyte",
+		"ctl\x01\x7f":     "ctl\uFFFD\uFFFD",
+		"中文 ok":           "中文 ok",
+	} {
+		if got := esc(in); got != want {
+			t.Errorf("esc(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
