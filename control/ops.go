@@ -9,6 +9,7 @@ import (
 	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/mcp"
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/report"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/transfer"
 	"github.com/mnemofs/mnemofs/views"
@@ -16,7 +17,7 @@ import (
 
 // Request is one store-level command.
 type Request struct {
-	Op     string `json:"op"` // stats, fsck, import, export, unmount, mcp, mcp-hello
+	Op     string `json:"op"` // stats, fsck, import, export, report, unmount, mcp, mcp-hello
 	Src    string `json:"src,omitempty"`
 	To     string `json:"to,omitempty"`
 	Dest   string `json:"dest,omitempty"`
@@ -87,6 +88,12 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		if err == nil && len(b) == 0 {
 			b = policy.Marshal(policy.Default())
 		}
+		return string(b), err
+	case "report":
+		if req.User != st.User() {
+			return nil, fmt.Errorf("this store is mounted for %s, not for %s: give 'mnemofs report' the mount's --user (or none), or read meta/report.html in a mount for that user", userName(st.User()), userName(req.User))
+		}
+		b, err := report.HTML(st, nil, report.Options{})
 		return string(b), err
 	case "mcp-hello":
 		return MCPHello{User: st.User(), ReadOnly: st.ReadOnly()}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/metrics"
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/report"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -29,6 +30,9 @@ var MetaFiles = map[string]func(e *Engine, may May) ([]byte, error){
 	"errors":      func(e *Engine, may May) ([]byte, error) { return Errors(e.st, may) },
 	"maintenance.log": func(e *Engine, may May) ([]byte, error) {
 		return lifecycle.Log(e.st, may)
+	},
+	"report.html": func(e *Engine, may May) ([]byte, error) {
+		return report.HTML(e.st, may, report.Options{})
 	},
 }
 

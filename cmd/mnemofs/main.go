@@ -25,7 +25,7 @@ func main() {
 	}
 	root.PersistentFlags().StringVar(&globals.data, "data", "", "data directory (default $XDG_DATA_HOME/mnemofs or ~/.local/share/mnemofs; env MNEMOFS_DATA)")
 	root.PersistentFlags().StringVar(&globals.keyFile, "encryption-key-file", "", "file holding the encryption key (env MNEMOFS_ENCRYPTION_KEY)")
-	root.AddCommand(mountCmd(), unmountCmd(), mcpCmd(), importCmd(), exportCmd(), searchCmd(), statsCmd(), fsckCmd(), maintainCmd(), policyCmd(), modelCmd())
+	root.AddCommand(mountCmd(), unmountCmd(), mcpCmd(), importCmd(), exportCmd(), searchCmd(), statsCmd(), fsckCmd(), maintainCmd(), reportCmd(), policyCmd(), modelCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "mnemofs:", err)
 		var ue userError

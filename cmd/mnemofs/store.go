@@ -139,7 +139,11 @@ func run(req control.Request, p control.Progress, result any) error {
 		eng = views.NewEngine(nil)
 		onChange = eng.Handle
 	}
-	kv, st, err := openStore(dir, "", nil, onChange, 0, false)
+	user := ""
+	if req.Op == "report" {
+		user = req.User // the store's own isolation, as a --user mount's
+	}
+	kv, st, err := openStore(dir, user, nil, onChange, 0, false)
 	if err != nil {
 		return err
 	}

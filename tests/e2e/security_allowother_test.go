@@ -54,7 +54,7 @@ func TestAllowOtherGeneratedFiles(t *testing.T) {
 	files := []string{
 		"search/kumquatsecret/.results", "search/vault%20code/.results", "search/kumquat/.results",
 		"context/kumquatsecret", "context/vault", "by-tag/open/search/kumquat/.results",
-		"meta/index.json", "meta/stats.json", "meta/errors", "meta/maintenance.log",
+		"meta/index.json", "meta/stats.json", "meta/errors", "meta/maintenance.log", "meta/report.html",
 	}
 	for _, f := range files {
 		out, ok := asNobody("cat", p(f))
@@ -92,6 +92,9 @@ func TestAllowOtherGeneratedFiles(t *testing.T) {
 	}
 	if b, err := os.ReadFile(p("meta/index.json")); err != nil || !strings.Contains(string(b), "rootonly.md") {
 		t.Errorf("the owner's index lacks the secret file: %v", err)
+	}
+	if b, err := os.ReadFile(p("meta/report.html")); err != nil || !strings.Contains(string(b), `data-label="hush"`) {
+		t.Errorf("the owner's report lacks the secret file's tag: %v", err)
 	}
 	m.stop(t, syscall.SIGTERM)
 }
