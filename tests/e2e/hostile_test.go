@@ -249,58 +249,6 @@ func crashHead(s string) string {
 	return s[max(0, len(s)-3000):]
 }
 
-func TestHostileDeepNesting(t *testing.T) {
-	t.Parallel()
-	data, mnt := t.TempDir(), t.TempDir()
-	m := startMount(t, data, mnt)
-	const depth = 200
-	var parts []string
-	for i := range depth {
-		parts = append(parts, fmt.Sprintf("n%03d", i))
-	}
-	rel := filepath.Join(append([]string{"working", "deep"}, parts...)...)
-	check(t, os.MkdirAll(filepath.Join(mnt, rel), 0o755))
-	leaf := filepath.Join(rel, "leaf.md")
-	check(t, os.WriteFile(filepath.Join(mnt, leaf), []byte("the bottom holds a quetzalcoatl\n"), 0o644))
-	verify := func(root, when string) {
-		t.Helper()
-		if b, err := os.ReadFile(filepath.Join(mnt, root, "n000", strings.Join(parts[1:], "/"), "leaf.md")); err != nil || !strings.Contains(string(b), "quetzalcoatl") {
-			t.Errorf("%s: leaf: %q, %v", when, b, err)
-		}
-		dirs := 0
-		err := filepath.WalkDir(filepath.Join(mnt, root), func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				dirs++
-			}
-			return err
-		})
-		if err != nil || dirs != depth+1 {
-			t.Errorf("%s: walking %s: %d directories, %v", when, root, dirs, err)
-		}
-		names, err := os.ReadDir(filepath.Join(mnt, "search", "quetzalcoatl"))
-		if err != nil || len(names) != 2 {
-			t.Errorf("%s: search for the leaf: %v, %v", when, names, err)
-		}
-		res, err := os.ReadFile(filepath.Join(mnt, "search", "quetzalcoatl", ".results"))
-		if err != nil || !strings.Contains(string(res), filepath.Join(root, "n000", strings.Join(parts[1:], "/"), "leaf.md")) {
-			t.Errorf("%s: .results does not name the leaf at %s: %.300q, %v", when, root, res, err)
-		}
-	}
-	verify("working/deep", "created")
-	// The view mirrors it at twice the length.
-	if b, err := os.ReadFile(filepath.Join(mnt, "by-type/working", leaf)); err != nil || !strings.Contains(string(b), "quetzalcoatl") {
-		t.Errorf("leaf through by-type/: %q, %v", b, err)
-	}
-	check(t, os.Rename(filepath.Join(mnt, "working/deep"), filepath.Join(mnt, "semantic/deep")))
-	verify("semantic/deep", "after moving the top")
-	m.stop(t, syscall.SIGTERM)
-	fsckClean(t, data, "after deep nesting")
-	m = startMount(t, data, mnt)
-	verify("semantic/deep", "after a remount")
-	check(t, os.RemoveAll(filepath.Join(mnt, "semantic/deep")))
-	alive(t, m, "after deep nesting")
-}
-
 func TestHostileLargeDirectory(t *testing.T) {
 	t.Parallel()
 	data, mnt := t.TempDir(), t.TempDir()
