@@ -79,6 +79,11 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		return false // the old last line was not finished: read it all again
 	}
 	parts, metas, lines := logParts(string(buf[1:n]), next, done)
+	if r := e.st.Redactor(); !r.Empty() {
+		if p, err := e.st.Path(ino); err == nil {
+			e.red.add(ino, e.redactParts(p, parts))
+		}
+	}
 	e.idx.Append(ino, parts)
 	if e.emb != nil {
 		e.emb.enqueue(ino)
@@ -216,6 +221,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
 		}
 		ent.nextLine, ent.indexedSize = next, size
+		e.red.set(ino, e.redactParts(in.Path, parts))
 		if isLog(name) {
 			ent.setLog((*logLines)(nil).extend(metas))
 		}
@@ -248,6 +254,7 @@ func (e *Engine) indexed(ino uint64) bool {
 
 func (e *Engine) drop(ino uint64) {
 	e.idx.Remove(ino)
+	e.red.set(ino, nil)
 	if e.emb != nil {
 		e.emb.remove(e.st, ino)
 	}

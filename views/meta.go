@@ -108,9 +108,11 @@ func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
 	}
 	var backlog *uint64
 	var emb *EmbedStats
+	var red []Redaction
 	if e != nil {
 		b := e.Backlog()
 		backlog = &b
+		red = e.Redactions(may, s.Scope == "")
 		if s.Scope == "" { // store-wide counts, not for a restricted reader
 			emb = e.EmbedStats()
 			e.AddCacheStats(&s)
@@ -120,8 +122,9 @@ func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
 		store.Stats
 		IndexBacklog *uint64                    `json:"index_backlog,omitempty"`
 		Embedding    *EmbedStats                `json:"embedding,omitempty"`
+		Redactions   []Redaction                `json:"redactions,omitempty"`
 		Latency      map[string]metrics.Summary `json:"latency"`
-	}{s, backlog, emb, metrics.Ops.Summaries()})
+	}{s, backlog, emb, red, metrics.Ops.Summaries()})
 }
 
 // Errors lists the memories the reader may see whose front matter could

@@ -1,0 +1,91 @@
+package views
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// TestIndexRedaction: under an index-mode rule the bytes stay, and the
+// index, snippets, line results, context/ and the stats show the marker;
+// the secret's own words find nothing.
+func TestIndexRedaction(t *testing.T) {
+	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	e := NewEngine(nil)
+	st, err := store.Open(kv, store.Options{OnChange: e.Handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e.Start(st)
+	defer e.Stop()
+	if err := st.SetPolicy([]byte("redact:\n  - {detector: email, mode: index}\n")); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		in, err := st.Create(store.RootIno, name, 0o644, store.Owner{})
+		if err == nil {
+			err = st.Open(in.Ino, false)
+		}
+		if err == nil {
+			_, err = st.WriteAt(in.Ino, []byte(text), 0)
+			err = errors.Join(err, st.Release(in.Ino))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := "zanzibar.quokka@example.org"
+	write("note.md", "Write to "+secret+" about the gondola booking.\n")
+	write("log.jsonl", "{\"text\":\"hello there\"}\n{\"text\":\"the kayak rental contact is "+secret+"\"}\n{\"text\":\"thanks\"}\n")
+	q, _ := ParseQuery("gondola booking")
+	rs := e.Search(q, Filter{})
+	if len(rs) != 1 || !strings.Contains(rs[0].Snippet, "[redacted:email]") || strings.Contains(rs[0].Snippet, secret) {
+		t.Fatalf("results %+v", rs)
+	}
+	for _, w := range []string{"zanzibar", "quokka", "example.org", secret} {
+		q, _ := ParseQuery(w)
+		if rs := e.Search(q, Filter{}); len(rs) != 0 {
+			t.Errorf("search %q found %+v", w, rs)
+		}
+	}
+	q, _ = ParseQuery("kayak rental")
+	rs = e.Search(q, Filter{})
+	if len(rs) != 1 || rs[0].Line != 2 || strings.Contains(rs[0].Snippet, secret) {
+		t.Fatalf("line results %+v", rs)
+	}
+	b, err := e.LineResult(rs[0].Ino, 2, Filter{})
+	if err != nil || strings.Contains(string(b), secret) || !strings.Contains(string(b), "[redacted:email]") {
+		t.Fatalf("line result %s %v", b, err)
+	}
+	for _, qs := range []string{"gondola booking", "kayak rental"} {
+		q, _ := ParseQuery(qs)
+		if c := e.Context(q, Filter{}); strings.Contains(string(c), secret) || !strings.Contains(string(c), "[redacted:email]") {
+			t.Fatalf("context %s", c)
+		}
+	}
+	js, err := e.StatsJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats struct{ Redactions []Redaction }
+	if err := json.Unmarshal(js, &stats); err != nil || len(stats.Redactions) != 1 || stats.Redactions[0].Indexed != 2 || stats.Redactions[0].Stored != nil {
+		t.Fatalf("stats %s %v", js, err)
+	}
+	// No rules: the secret is found again (the policy change re-indexes).
+	if err := st.SetPolicy(nil); err != nil {
+		t.Fatal(err)
+	}
+	q, _ = ParseQuery("quokka")
+	if rs := e.Search(q, Filter{}); len(rs) != 2 {
+		t.Fatalf("without rules: %+v", rs)
+	}
+}
