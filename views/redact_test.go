@@ -89,3 +89,29 @@ func TestIndexRedaction(t *testing.T) {
 		t.Fatalf("without rules: %+v", rs)
 	}
 }
+
+// TestEmbedInputRedacted: the encoder is never given a secret, and a
+// change of the rules embeds the memory again.
+func TestEmbedInputRedacted(t *testing.T) {
+	enc := &hashEncoder{name: "hash"}
+	f := openEmbed(t, t.TempDir(), enc)
+	defer f.close()
+	if err := f.st.SetPolicy([]byte("redact:\n  - {detector: api_key, mode: index}\n")); err != nil {
+		t.Fatal(err)
+	}
+	key := "ghp_" + strings.Repeat("Zq9x", 9)
+	f.write("deploy.md", "the deploy token is "+key+" for the staging cluster\n")
+	f.settle()
+	seen := strings.Join(enc.encoded(), "\n")
+	if strings.Contains(seen, key) || !strings.Contains(seen, "[redacted:api_key]") {
+		t.Fatalf("encoded %q", seen)
+	}
+	n := len(enc.encoded())
+	if err := f.st.SetPolicy([]byte("redact:\n  - {detector: api_key, mode: index}\n  - {detector: email, mode: index}\n")); err != nil {
+		t.Fatal(err)
+	}
+	f.settle()
+	if len(enc.encoded()) == n {
+		t.Fatal("new rules did not embed the memory again")
+	}
+}
