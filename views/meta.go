@@ -131,9 +131,10 @@ func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
 // not be read, one per line: path, a tab, the problem.
 func Errors(st *store.Store, may May) ([]byte, error) {
 	var b bytes.Buffer
+	r := st.Redactor() // a parser's message may quote the text
 	err := st.MemoriesFor(may, func(in store.Info) error {
 		if in.Error != "" {
-			fmt.Fprintf(&b, "%s\t%s\n", in.Path, in.Error)
+			fmt.Fprintf(&b, "%s\t%s\n", in.Path, r.RedactString(in.Path, in.Error))
 		}
 		return nil
 	})
