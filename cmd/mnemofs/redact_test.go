@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,8 +109,16 @@ func TestRedactionMount(t *testing.T) {
 
 func redactionMount(t *testing.T, mode string) {
 	data, mnt := t.TempDir(), t.TempDir()
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	check(t, os.WriteFile(bad, []byte("redact:\n  - {name: x, pattern: 'TKT-[0-9', mode: "+mode+"}\n"), 0o600))
+	oneErrorLine(t, runMnemofs(t, "policy", "set", "--data", data, bad), "redact[0] (x): bad pattern")
 	mustRun(t, "policy", "set", "--data", data, redactPolicy(t, mode))
 	m := startMount(t, data, mnt)
+	// Through the mount, an invalid rule is refused (EINVAL), the old
+	// policy kept.
+	if err := os.WriteFile(filepath.Join(mnt, "meta/policy.yaml"), []byte("redact:\n  - {detector: ssn, mode: index}\n"), 0o644); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("an unknown detector through meta/policy.yaml: %v, want EINVAL", err)
+	}
 	for _, c := range redactCases {
 		check(t, os.WriteFile(filepath.Join(mnt, c.file), []byte("The "+c.word+" memo: "+c.secret+" is what it says.\n"), 0o644))
 	}

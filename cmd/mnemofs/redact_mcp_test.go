@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestRedactionMCP: the same over MCP (the SDK's client, mnemofs mcp
+// holding the store): the memory tool's view shows the bytes as stored
+// (masked in store mode), and search (text and structured), context,
+// history (store mode) and stats never show a secret, while the memory is
+// found by its other words and not by the secret's.
+func TestRedactionMCP(t *testing.T) {
+	for _, mode := range []string{"index", "store"} {
+		t.Run(mode, func(t *testing.T) {
+			data := t.TempDir()
+			mustRun(t, "policy", "set", "--data", data, redactPolicy(t, mode))
+			p := startMCP(t, data)
+			for _, c := range redactCases {
+				p.memOK("command", "create", "path", "/memories/"+c.file, "file_text", "The "+c.word+" memo: "+c.secret+" is what it says.\n")
+			}
+			p.memOK("command", "create", "path", "/memories/semantic/benign.md", "file_text", redactBenign)
+			for _, c := range redactCases {
+				marker := "[redacted:" + c.rule + "]"
+				got := p.viewFile("/memories/" + c.file)
+				if mode == "store" && (strings.Contains(got, c.secret) || !strings.Contains(got, marker)) {
+					t.Errorf("store mode: view of %s: %q", c.file, got)
+				}
+				if mode == "index" && !strings.Contains(got, c.secret) {
+					t.Errorf("index mode: view of %s: %q, not the bytes written", c.file, got)
+				}
+				r := p.call("search", fields("query", c.word))
+				txt := textOf(r)
+				js, _ := json.Marshal(r.StructuredContent)
+				if !strings.Contains(txt, c.file) || !strings.Contains(txt, marker) || !strings.Contains(string(js), marker) {
+					t.Errorf("search %s: %s\n%s", c.word, txt, js)
+				}
+				noSecret(t, "MCP search "+c.word, txt+string(js))
+				ctx := p.ok("context", fields("query", c.word))
+				if !strings.Contains(ctx, marker) {
+					t.Errorf("MCP context %s: no marker:\n%s", c.word, ctx)
+				}
+				noSecret(t, "MCP context "+c.word, ctx)
+				r = p.call("search", fields("query", secretWords(c.secret)))
+				var sc struct{ Results []map[string]any } // beside them, the query as sent
+				structuredOf(t, r, &sc)
+				js, _ = json.Marshal(sc.Results)
+				if strings.Contains(string(js), c.file) {
+					t.Errorf("searching for the secret finds %s: %s", c.file, js)
+				}
+				_, rest, _ := strings.Cut(textOf(r), "\n") // the header echoes the query
+				noSecret(t, "MCP search for the secret", rest+string(js))
+			}
+			if got := p.viewFile("/memories/semantic/benign.md"); got != redactBenign {
+				t.Errorf("the benign corpus changed: %q", got)
+			}
+			if txt := p.ok("search", fields("query", "harmonica")); strings.Contains(txt, "[redacted") {
+				t.Errorf("benign search: %s", txt)
+			}
+			if mode == "store" {
+				f := "/memories/" + redactCases[0].file
+				p.memOK("command", "str_replace", "path", f, "old_str", "is what it says", "new_str", "and again "+redactCases[3].secret)
+				hist := p.ok("history", fields("path", f))
+				v1 := p.ok("history", fields("path", f, "version", 1))
+				if !strings.Contains(v1, "[redacted:email]") {
+					t.Errorf("history version 1: %s", v1)
+				}
+				noSecret(t, "MCP history", hist+v1+p.viewFile(f))
+			}
+			stats := p.ok("stats", fields())
+			if !strings.Contains(stats, "redactions") {
+				t.Errorf("stats: no redactions:\n%s", clipText(stats))
+			}
+			noSecret(t, "MCP stats", stats)
+			p.stop()
+			noSecret(t, "the mcp server's stderr", p.stderr.String())
+			if found := grepData(t, data); mode == "store" && found != "" {
+				t.Errorf("store mode: grep -r of the data dir finds the secrets in:\n%s", found)
+			}
+		})
+	}
+}
