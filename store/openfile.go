@@ -112,6 +112,9 @@ func (s *Store) open(ino uint64, forRead bool) (<-chan struct{}, error) {
 	case w == nil:
 		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, appendOnly: true}
 		f.masked = masked && i.IsReg() && s.blobGenOf(i) == 0
+		if masked && !f.masked && i.IsReg() {
+			s.warnUnmasked(ino)
+		}
 		s.writes[ino] = &writeState{phase: phaseOpen, f: f}
 	case w.phase == phaseEnding:
 		s.filesMu.Unlock()

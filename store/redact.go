@@ -159,3 +159,14 @@ func (s *Store) maskLocked(f *openFile) (bool, error) {
 	s.redCounts.add(counts)
 	return true, nil
 }
+
+// warnUnmasked logs, once per inode, that a file a store-mode rule covers
+// keeps its content in a blob file (stored before the rule covered it),
+// so what is written to it is not masked. The line names the inode and
+// the fix, never content.
+func (s *Store) warnUnmasked(ino uint64) {
+	if _, dup := s.redWarned.LoadOrStore(ino, true); dup {
+		return
+	}
+	s.log.Printf("mnemofs: inode %d is covered by a store-mode redaction rule but its content is in a blob file, stored before the rule: writes to it are not masked; copy it to a new file and rename that over it to store it masked", ino)
+}

@@ -96,6 +96,7 @@ type Store struct {
 	// with pol; redCounts counts what store-mode rules masked.
 	red       atomic.Pointer[redactorBox]
 	redCounts redactCounts
+	redWarned sync.Map // inodes warned of (warnUnmasked)
 
 	// space refuses writes before the disk fills (nil: no check).
 	space *spaceGuard
