@@ -101,7 +101,7 @@ func Compile(rules []Rule) (*Redactor, error) {
 			if re.Match(nil) {
 				return nil, fmt.Errorf("redact: %s (%s): the pattern matches the empty string", at, ru.Name)
 			}
-			d = &detector{res: []pat{{re: re}}}
+			d = &detector{res: []*regexp.Regexp{re}}
 		default:
 			return nil, fmt.Errorf("redact: %s: needs a detector or a pattern", at)
 		}
