@@ -50,7 +50,11 @@ func marshal(v any) ([]byte, error) {
 // IndexJSON lists every memory the reader may see with its metadata.
 func IndexJSON(st *store.Store, may May) ([]byte, error) {
 	list := []store.Info{}
+	r := st.Redactor()
 	err := st.MemoriesFor(may, func(in store.Info) error {
+		if !r.Empty() {
+			redactInfo(r, &in)
+		}
 		list = append(list, in)
 		return nil
 	})

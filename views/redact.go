@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/mnemofs/mnemofs/redact"
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -165,4 +166,48 @@ func (e *Engine) Redactions(keep func(ino uint64) bool, stored bool) []Redaction
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
 	return out
+}
+
+// redactInfo masks the front matter values of in (for meta/index.json):
+// id, users, entities, tags, related, the parse error and every string
+// under extra. Names (paths, and the by-tag/ and by-user/ directories
+// made of values) are not masked.
+func redactInfo(r *redact.Redactor, in *store.Info) {
+	p := in.Path
+	in.ID = r.RedactString(p, in.ID)
+	in.Error = r.RedactString(p, in.Error)
+	for _, list := range []*[]string{&in.Users, &in.Entities, &in.Tags, &in.Related} {
+		if len(*list) == 0 {
+			continue
+		}
+		out := make([]string, len(*list))
+		for i, v := range *list {
+			out[i] = r.RedactString(p, v)
+		}
+		*list = out
+	}
+	if in.Extra != nil {
+		in.Extra = redactValue(r, p, in.Extra).(map[string]any)
+	}
+}
+
+// redactValue masks the strings in a decoded YAML/JSON value.
+func redactValue(r *redact.Redactor, p string, v any) any {
+	switch x := v.(type) {
+	case string:
+		return r.RedactString(p, x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = redactValue(r, p, e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactValue(r, p, e)
+		}
+		return out
+	}
+	return v
 }
