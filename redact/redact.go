@@ -154,6 +154,20 @@ func (r *Redactor) ID() string {
 	return r.id
 }
 
+// ByPath reports whether some rule of r is limited by paths (so that a
+// move may change what covers a memory).
+func (r *Redactor) ByPath() bool {
+	if r == nil {
+		return false
+	}
+	for i := range r.rules {
+		if len(r.rules[i].paths) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // ForStore is r's store-mode rules alone.
 func (r *Redactor) ForStore() *Redactor {
 	if r == nil {

@@ -129,6 +129,10 @@ func (e *Engine) moved(ino uint64) bool {
 		e.drop(ino) // moved into an ignored tree: no longer a memory
 		return true
 	}
+	if e.st.Redactor().ByPath() {
+		e.refresh(ino, true) // other rules may cover it where it is now
+		return true
+	}
 	if !isLog(name) {
 		e.idx.Move(ino, parent, name)
 	}
@@ -386,8 +390,8 @@ func (e *Engine) rescanTree(dir uint64, depth int) {
 			switch ignored, known := e.st.Ignored(p, false), e.indexed(d.Ino); {
 			case ignored && known:
 				e.drop(d.Ino)
-			case !ignored && !known:
-				e.refresh(d.Ino, true)
+			case !ignored && (!known || e.st.Redactor().ByPath()):
+				e.refresh(d.Ino, true) // new, or under other redaction rules
 			}
 		}
 	}

@@ -119,3 +119,69 @@ func TestEmbedInputRedacted(t *testing.T) {
 		t.Fatal("new rules did not embed the memory again")
 	}
 }
+
+// TestRedactionFollowsMoves: a rule limited by paths covers a memory
+// moved under them (and a directory moved there), and no longer one moved
+// out.
+func TestRedactionFollowsMoves(t *testing.T) {
+	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	e := NewEngine(nil)
+	st, err := store.Open(kv, store.Options{OnChange: e.Handle, ScratchAge: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e.Start(st)
+	defer e.Stop()
+	if err := st.SetPolicy([]byte("redact:\n  - {detector: email, mode: index, paths: [secret/**]}\n")); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(parent uint64, name string) uint64 {
+		in, err := st.Mkdir(parent, name, 0o755, store.Owner{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.Ino
+	}
+	open, secret, sub := mk(store.RootIno, "open"), mk(store.RootIno, "secret"), mk(store.RootIno, "sub")
+	in, err := st.Create(open, "a.md", 0o644, store.Owner{})
+	if err == nil {
+		err = st.Open(in.Ino, false)
+	}
+	if err == nil {
+		_, err = st.WriteAt(in.Ino, []byte("the wombat contact is wombat.keeper@zoo.example\n"), 0)
+		err = errors.Join(err, st.Release(in.Ino))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	finds := func() bool {
+		q, _ := ParseQuery("keeper")
+		return len(e.Search(q, Filter{})) > 0
+	}
+	if !finds() {
+		t.Fatal("outside the rule's paths the address is not indexed")
+	}
+	if err := st.Rename(open, "a.md", secret, "a.md", 0); err != nil {
+		t.Fatal(err)
+	}
+	if finds() {
+		t.Fatal("moved under the rule's paths, the address is still indexed")
+	}
+	if err := st.Rename(secret, "a.md", sub, "a.md", 0); err != nil {
+		t.Fatal(err)
+	}
+	if !finds() {
+		t.Fatal("moved out, the address is not indexed again")
+	}
+	if err := st.Rename(store.RootIno, "sub", secret, "sub", 0); err != nil {
+		t.Fatal(err)
+	}
+	if finds() {
+		t.Fatal("its directory moved under the rule's paths, the address is still indexed")
+	}
+}
