@@ -100,23 +100,39 @@ func TestEmbedInputRedacted(t *testing.T) {
 	enc := &hashEncoder{name: "hash"}
 	f := openEmbed(t, t.TempDir(), enc)
 	defer f.close()
-	if err := f.st.SetPolicy([]byte("redact:\n  - {detector: api_key, mode: index}\n")); err != nil {
+	pol := "redact:\n"
+	for _, d := range []string{"api_key", "phone", "card", "iban"} {
+		pol += "  - {detector: " + d + ", mode: index}\n"
+	}
+	if err := f.st.SetPolicy([]byte(pol)); err != nil {
 		t.Fatal(err)
 	}
-	key := "ghp_" + strings.Repeat("Zq9x", 9)
-	f.write("deploy.md", "the deploy token is "+key+" for the staging cluster\n")
+	secrets := map[string]string{"api_key": "ghp_" + strings.Repeat("Zq9x", 9), "phone": "+44 20 7946 0958", "card": "5500-0000-0000-0004", "iban": "GB82WEST12345698765432"}
+	text := "the deploy notes for the staging cluster:"
+	for _, v := range secrets {
+		text += " " + v + ","
+	}
+	f.write("deploy.md", text+" and mail ops@corp.example\n")
 	f.settle()
 	seen := strings.Join(enc.encoded(), "\n")
-	if strings.Contains(seen, key) || !strings.Contains(seen, "[redacted:api_key]") {
-		t.Fatalf("encoded %q", seen)
+	for rule, v := range secrets {
+		if strings.Contains(seen, v) || !strings.Contains(seen, "[redacted:"+rule+"]") {
+			t.Fatalf("encoded %q", seen)
+		}
+	}
+	if !strings.Contains(seen, "ops@corp.example") {
+		t.Fatalf("no email rule yet, but the address was not encoded: %q", seen)
 	}
 	n := len(enc.encoded())
-	if err := f.st.SetPolicy([]byte("redact:\n  - {detector: api_key, mode: index}\n  - {detector: email, mode: index}\n")); err != nil {
+	if err := f.st.SetPolicy([]byte(pol + "  - {detector: email, mode: index}\n")); err != nil {
 		t.Fatal(err)
 	}
 	f.settle()
 	if len(enc.encoded()) == n {
 		t.Fatal("new rules did not embed the memory again")
+	}
+	if again := strings.Join(enc.encoded()[n:], "\n"); strings.Contains(again, "ops@corp.example") || !strings.Contains(again, "[redacted:email]") {
+		t.Fatalf("embedded again: %q", again)
 	}
 }
 
