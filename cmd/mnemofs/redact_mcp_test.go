@@ -60,7 +60,11 @@ func TestRedactionMCP(t *testing.T) {
 			}
 			if mode == "store" {
 				f := "/memories/" + redactCases[0].file
-				p.memOK("command", "str_replace", "path", f, "old_str", "is what it says", "new_str", "and again "+redactCases[3].secret)
+				edited := p.memOK("command", "str_replace", "path", f, "old_str", "is what it says", "new_str", "and again "+redactCases[3].secret)
+				if !strings.Contains(edited, "and again [redacted:api_key]") {
+					t.Errorf("str_replace's snippet: %q", edited)
+				}
+				noSecret(t, "str_replace's snippet", edited)
 				hist := p.ok("history", fields("path", f))
 				v1 := p.ok("history", fields("path", f, "version", 1))
 				if !strings.Contains(v1, "[redacted:email]") {
