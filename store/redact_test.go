@@ -42,6 +42,12 @@ func TestStoreRedaction(t *testing.T) {
 	if got := string(readAll(t, s, log)); got != `{"text":"hello"}`+"\n"+`{"text":"my key [redacted:api_key]"}`+"\n" {
 		t.Fatalf("log: %q", got)
 	}
+	// Split across two commits: masked once whole (in one chunk).
+	split := writeFile(t, s, epi, "split.md", []byte("key AKIAIOSF"))
+	appendBytes(t, s, split, []byte("ODNN7EXAMPLE done\n"))
+	if got := string(readAll(t, s, split)); got != "key [redacted:api_key] done\n" {
+		t.Fatalf("split: %q", got)
+	}
 	b := s.NewBulk()
 	must(t, b.AddFile("/episodic/imported.md", []byte("imported "+key+"\n"), 0o644, Owner{}, 1))
 	must(t, b.Flush())
@@ -55,7 +61,7 @@ func TestStoreRedaction(t *testing.T) {
 	for _, c := range s.StoreRedactions() {
 		counts[c.Rule] = c.Count
 	}
-	if counts["api_key"] != 5 || counts["ticket"] != 2 {
+	if counts["api_key"] != 6 || counts["ticket"] != 2 {
 		t.Fatalf("counts %v", counts)
 	}
 	if _, err := s.Remove(work, "plain.md"); err != nil {

@@ -141,6 +141,16 @@ func redactionMount(t *testing.T, mode string) {
 		check(t, err)
 		check(t, f.Close())
 	}
+	// An import (the bulk path: no open, write and close).
+	src := t.TempDir()
+	check(t, os.WriteFile(filepath.Join(src, "imported.md"), []byte("The imported celesta memo: "+redactCases[2].secret+"\n"), 0o644))
+	mustRun(t, "import", src, "--to", "/semantic/imp", "--data", data)
+	if got := readText(t, filepath.Join(mnt, "semantic/imp/imported.md")); mode == "store" && got != "The imported celesta memo: [redacted:api_key]\n" {
+		t.Errorf("store mode: the imported file reads %q", got)
+	}
+	if res := readText(t, filepath.Join(mnt, "search/celesta/.results")); !strings.Contains(res, "imported.md") || !strings.Contains(res, "[redacted:api_key]") {
+		t.Errorf("search celesta:\n%s", res)
+	}
 	// Broken front matter whose message might quote the text.
 	check(t, os.WriteFile(filepath.Join(mnt, "semantic/broken.md"), []byte("---\ntags: [a, "+redactCases[0].secret+"\n---\nbody\n"), 0o644))
 
