@@ -119,7 +119,7 @@ func (e *Engine) embedKey(in store.Info) string {
 		return in.SHA256
 	}
 	h := sha256.Sum256([]byte(r.ID()))
-	return in.SHA256 + "+r" + hex.EncodeToString(h[:6])
+	return in.SHA256 + hex.EncodeToString(h[:6]) // hex: stored as bytes with the vectors
 }
 
 // Redaction is one rule's line in meta/stats.json.

@@ -99,7 +99,7 @@ func TestIndexRedaction(t *testing.T) {
 func TestEmbedInputRedacted(t *testing.T) {
 	enc := &hashEncoder{name: "hash"}
 	f := openEmbed(t, t.TempDir(), enc)
-	defer f.close()
+	defer func() { f.close() }() // the fixture reopened below
 	pol := "redact:\n"
 	for _, d := range []string{"api_key", "phone", "card", "iban"} {
 		pol += "  - {detector: " + d + ", mode: index}\n"
@@ -130,6 +130,15 @@ func TestEmbedInputRedacted(t *testing.T) {
 	f.settle()
 	if len(enc.encoded()) == n {
 		t.Fatal("new rules did not embed the memory again")
+	}
+	// Reopened, the vectors of the memory are those of its rules: nothing
+	// to embed again.
+	f.close()
+	enc2 := &hashEncoder{name: "hash"}
+	f = openEmbed(t, f.dir, enc2)
+	f.settle()
+	if got := enc2.encoded(); len(got) != 0 {
+		t.Fatalf("embedded again after a restart: %q", got)
 	}
 	if again := strings.Join(enc.encoded()[n:], "\n"); strings.Contains(again, "ops@corp.example") || !strings.Contains(again, "[redacted:email]") {
 		t.Fatalf("embedded again: %q", again)
