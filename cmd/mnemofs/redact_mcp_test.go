@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -83,5 +86,39 @@ func TestRedactionMCP(t *testing.T) {
 				t.Errorf("store mode: grep -r of the data dir finds the secrets in:\n%s", found)
 			}
 		})
+	}
+}
+
+// TestRedactionMCPThroughMount: store mode with `mnemofs mcp` going
+// through a mount: what MCP creates reads masked through the mount at once
+// (the kernel's cached pages and size of a file read before are dropped),
+// and MCP search shows no secret.
+func TestRedactionMCPThroughMount(t *testing.T) {
+	data, mnt := t.TempDir(), t.TempDir()
+	mustRun(t, "policy", "set", "--data", data, redactPolicy(t, "store"))
+	m := startMount(t, data, mnt)
+	p := startMCP(t, data)
+	if !p.saidOnStderr("through the mount at " + mnt) {
+		t.Fatalf("mcp did not go through the mount: %s", p.stderr.String())
+	}
+	c := redactCases[0]
+	p.memOK("command", "create", "path", "/memories/semantic/viamcp.md", "file_text", "The sitar memo\n")
+	readText(t, filepath.Join(mnt, "semantic/viamcp.md")) // cached by the kernel
+	p.memOK("command", "insert", "path", "/memories/semantic/viamcp.md", "insert_line", 1, "insert_text", "write to "+c.secret+"\n")
+	want := "The sitar memo\nwrite to [redacted:email]\n"
+	if got := readText(t, filepath.Join(mnt, "semantic/viamcp.md")); got != want {
+		t.Errorf("through the mount: %q, want %q", got, want)
+	}
+	// And the other way: written in the mount, searched over MCP.
+	check(t, os.WriteFile(filepath.Join(mnt, "semantic/inmount.md"), []byte("The lute memo: "+c.secret+"\n"), 0o644))
+	txt := p.ok("search", fields("query", "lute sitar"))
+	if !strings.Contains(txt, "inmount.md") || !strings.Contains(txt, "viamcp.md") {
+		t.Errorf("MCP search: %s", txt)
+	}
+	noSecret(t, "MCP search through the mount", txt)
+	p.stop()
+	m.stop(t, syscall.SIGTERM)
+	if found := grepData(t, data); found != "" {
+		t.Errorf("grep -r of the data dir finds the secret in:\n%s", found)
 	}
 }
