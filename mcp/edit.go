@@ -133,7 +133,12 @@ func (t *Tools) strReplace(a args) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	// The lines around the change, as the memory tool shows them.
+	// The lines around the change, as the memory tool shows them: as
+	// stored (a store-mode redaction rule masked them, redact.go).
+	if r := t.st.Redactor().ForStore(); !r.Empty() {
+		after = r.RedactString("/"+strings.Join(p.parts, "/"), after)
+		at = min(at, len(after))
+	}
 	lines := splitLines(after)
 	first := strings.Count(after[:at], "\n")
 	last := first + strings.Count(repl, "\n")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mnemofs/mnemofs/redact"
 )
 
 // Mode is how a tree takes a committed change.
@@ -34,6 +36,9 @@ type Policy struct {
 	// Ignore holds gitignore patterns of paths that are not memories
 	// (ignore.go); DefaultIgnore always applies first.
 	Ignore []string `yaml:"ignore,omitempty"`
+	// Redact holds the redaction rules (package redact): detectors or
+	// named patterns, each masking in the index or in the store.
+	Redact []redact.Rule `yaml:"redact,omitempty"`
 	// Consolidation is the section older versions kept the consolidation
 	// command in. A policy lives in the store, where a --user mount or a
 	// shared store's other hosts could have written it, so it never names
@@ -201,7 +206,23 @@ func (p Policy) Validate() error {
 	if _, err := NewIgnorer(p.Ignore); err != nil {
 		return fmt.Errorf("policy: %v", err)
 	}
+	if _, err := redact.Compile(p.Redact); err != nil {
+		return fmt.Errorf("policy: %v", err)
+	}
 	return nil
+}
+
+// Redactor compiles the redaction rules (nil when there are none). A
+// policy that passed Validate always compiles.
+func (p Policy) Redactor() *redact.Redactor {
+	if len(p.Redact) == 0 {
+		return nil
+	}
+	r, err := redact.Compile(p.Redact)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 // UpdateMode is the mode of the tree a store path ("/semantic/a.md") is in.
@@ -287,6 +308,8 @@ func Schema() []map[string]string {
 		k("maintenance.interval", "duration (0: off, else at least 1m)", d.Maintenance.Interval.String(), "time between lifecycle passes inside the mount"),
 		k("ignore", "list of gitignore patterns", strings.Join(DefaultIgnore, " "),
 			"paths that are plain files, not memories: never indexed, viewed, versioned or trashed; the defaults always apply, '!pattern' re-includes"),
+		k("redact", "list of {detector | name + pattern, mode: index | store, paths: [globs]}", "none",
+			"redaction rules: detectors "+strings.Join(redact.Detectors(), ", ")+" or a named RE2 pattern; index masks search, snippets, context/ and embeddings, store masks the bytes before they are stored; a match becomes [redacted:<name>]"),
 		k("health.growth_per_day_bytes", "bytes", strconv.FormatInt(d.Health.GrowthPerDayBytes, 10), "meta/stats.json warns past this growth a day"),
 		k("health.files_per_dir", "count", strconv.Itoa(d.Health.FilesPerDir), "meta/stats.json warns about directories holding more files"),
 	}

@@ -98,3 +98,31 @@ func TestIgnore(t *testing.T) {
 		t.Fatalf("ignore: %v %v", p.Ignore, err)
 	}
 }
+
+func TestRedactRules(t *testing.T) {
+	p, err := Parse([]byte("redact:\n  - detector: email\n    mode: index\n  - name: ticket\n    pattern: 'TICKET-[0-9]+'\n    mode: store\n    paths: [episodic/**]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Redactor()
+	if r.Empty() || !r.ForStore().Applies("/episodic/a") || r.ForStore().Applies("/semantic/a") {
+		t.Fatalf("rules: %+v", p.Redact)
+	}
+	if q, err := Parse(Marshal(p)); err != nil || len(q.Redact) != 2 || q.Redact[1].Paths[0] != "episodic/**" {
+		t.Fatalf("round trip: %v %+v", err, q.Redact)
+	}
+	if strings.Contains(string(Marshal(Default())), "redact") || Default().Redactor() != nil {
+		t.Fatal("the default policy has redaction")
+	}
+	for in, want := range map[string]string{
+		"redact:\n  - {name: x, pattern: '(', mode: index}\n":  "bad pattern",
+		"redact:\n  - {detector: email, mode: both}\n":         "not index or store",
+		"redact:\n  - {detector: email, mode: index, x: 1}\n":  "not found",
+		"redact:\n  - {detector: ssn, mode: index}\n":          "unknown detector",
+		"redact:\n  - {name: a, pattern: 'x?', mode: store}\n": "empty string",
+	} {
+		if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one mentioning %q", in, err, want)
+		}
+	}
+}

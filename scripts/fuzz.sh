@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh: runs every fuzz target of the project (front matter, log lines, queries,
-# names, policy and operator files, names looked up in the mount's
+# names, policy and operator files, redaction, names looked up in the mount's
 # generated trees) for FUZZTIME each (default 5m), one worker at a time, and keeps what the fuzzer found interesting as
 # seed corpus in <package>/testdata/fuzz/<target>/ (go test then replays it
 # on every run). A failure stops the script with the fuzzer's report; the
@@ -21,6 +21,7 @@ targets=(
 	"./policy FuzzOperator"
 	"./fusefs FuzzViewNames"
 	"./mcp FuzzParsePath"
+	"./redact FuzzRedact"
 )
 cache=$(go env GOCACHE)/fuzz/github.com/mnemofs/mnemofs
 for t in "${targets[@]}"; do

@@ -48,6 +48,11 @@ func (b *Bulk) AddFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	if err := checkName(name); err != nil {
 		return err
 	}
+	if r := s.Redactor().ForStore(); r.Applies(dst) {
+		var counts map[string]int
+		data, counts = r.Redact(dst, data) // before any of it is written (redact.go)
+		s.redCounts.add(counts)
+	}
 	if err := s.space.need(len(data) + 256); err != nil {
 		return err
 	}

@@ -50,9 +50,16 @@ func (s *Store) Sync() error { return s.syncOrdered(true) }
 // and then tells the change handler.
 func (s *Store) commit(f *openFile) error {
 	f.mu.Lock()
-	ev, err := s.commitLocked(f)
+	masked, err := s.maskLocked(f)
+	var ev []Change
+	if err == nil {
+		ev, err = s.commitLocked(f)
+	}
 	f.mu.Unlock()
 	s.deliver(ev)
+	if masked && s.opts.Notify != nil {
+		s.opts.Notify.Content(f.ino) // the kernel's pages hold what was written
+	}
 	return err
 }
 

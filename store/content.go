@@ -200,7 +200,10 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 	if uint64(off) != size {
 		f.appendOnly = false
 	}
-	if s.blobs != nil && (f.blob != nil || end > ChunkSize || s.blobGenOf(i) != 0) {
+	if f.masked && end > maxMasked {
+		return 0, syscall.EFBIG // held in memory until masked (redact.go)
+	}
+	if s.blobs != nil && !f.masked && (f.blob != nil || end > ChunkSize || s.blobGenOf(i) != 0) {
 		if err := s.writeBlob(f, i, data, uint64(off), size); err != nil {
 			return 0, err
 		}
@@ -227,7 +230,7 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 	s.feedHash(f, data, uint64(off))
 	f.modified = true
 	s.setSize(i, max(size, end), true)
-	if f.dirtyBytes >= spillBytes {
+	if f.dirtyBytes >= spillBytes && !f.masked {
 		if err := s.spill(f); err != nil {
 			return 0, err
 		}

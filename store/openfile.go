@@ -60,6 +60,9 @@ type openFile struct {
 	// spilled: dirty chunks were written ahead of the commit, so the KV
 	// no longer holds all of the committed content (no version is kept).
 	spilled bool
+	// masked: a store-mode redaction rule covers the file (redact.go):
+	// no blob, no passthrough, no spill, and the commit masks it first.
+	masked bool
 
 	// sess is the passthrough session running on blob (passthrough.go,
 	// writestate.go); nil when none runs. Its fields are guarded by mu.
@@ -85,6 +88,7 @@ func (s *Store) Open(ino uint64, forRead bool) error {
 func (s *Store) open(ino uint64, forRead bool) (<-chan struct{}, error) {
 	// Under mu, so that an unlink or rename-over sees this handle and
 	// keeps the inode as an orphan rather than freeing it.
+	masked := !forRead && s.storeMasked(ino)
 	s.mu.Lock()
 	defer s.unlock()
 	i, err := s.inode(ino)
@@ -107,6 +111,10 @@ func (s *Store) open(ino uint64, forRead bool) (<-chan struct{}, error) {
 	switch w := s.writes[ino]; {
 	case w == nil:
 		f = &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, appendOnly: true}
+		f.masked = masked && i.IsReg() && s.blobGenOf(i) == 0
+		if masked && !f.masked && i.IsReg() {
+			s.warnUnmasked(ino)
+		}
 		s.writes[ino] = &writeState{phase: phaseOpen, f: f}
 	case w.phase == phaseEnding:
 		s.filesMu.Unlock()

@@ -116,7 +116,7 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 	s.filesMu.Lock()
 	refs := f.refs
 	s.filesMu.Unlock()
-	if refs != 1 || f.modified || f.blob != nil || f.dirty != nil || f.truncFloor != math.MaxUint64 {
+	if refs != 1 || f.masked || f.modified || f.blob != nil || f.dirty != nil || f.truncFloor != math.MaxUint64 {
 		return nil
 	}
 	// Under mu: settle and the end of a session change the blob of an

@@ -47,12 +47,13 @@ func (s *Store) SetPolicy(b []byte) error {
 	if err != nil {
 		return err
 	}
-	old := s.Policy().Ignore
+	oldPol := s.Policy()
+	old := oldPol.Ignore
 	s.legacyCommand.Store(false)
 	if err := s.PutSetting(policySetting, b); err != nil {
 		return err
 	}
-	if !slices.Equal(old, p.Ignore) && s.opts.OnChange != nil {
+	if (!slices.Equal(old, p.Ignore) || oldPol.Redactor().ID() != p.Redactor().ID()) && s.opts.OnChange != nil {
 		s.opts.OnChange([]Change{{Kind: Reindexed}})
 	}
 	return nil

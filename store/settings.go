@@ -37,6 +37,7 @@ func (s *Store) PutSetting(name string, val []byte) error {
 	if name == "policy" {
 		s.pol.Store(nil) // parsed again when next needed
 		s.ign.Store(nil)
+		s.red.Store(nil)
 	}
 	return err
 }

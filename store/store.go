@@ -92,6 +92,11 @@ type Store struct {
 	// ign is the policy's compiled ignore rules (policy.go), dropped with
 	// pol.
 	ign atomic.Pointer[policy.Ignorer]
+	// red is the policy's compiled redaction rules (redact.go), dropped
+	// with pol; redCounts counts what store-mode rules masked.
+	red       atomic.Pointer[redactorBox]
+	redCounts redactCounts
+	redWarned sync.Map // inodes warned of (warnUnmasked)
 
 	// space refuses writes before the disk fills (nil: no check).
 	space *spaceGuard

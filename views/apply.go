@@ -79,6 +79,11 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		return false // the old last line was not finished: read it all again
 	}
 	parts, metas, lines := logParts(string(buf[1:n]), next, done)
+	if r := e.st.Redactor(); !r.Empty() {
+		if p, err := e.st.Path(ino); err == nil {
+			e.red.add(ino, e.redactParts(p, parts))
+		}
+	}
 	e.idx.Append(ino, parts)
 	if e.emb != nil {
 		e.emb.enqueue(ino)
@@ -122,6 +127,10 @@ func (e *Engine) moved(ino uint64) bool {
 	parent, name := a.Links[0].Parent, a.Links[0].Name
 	if p, err := e.st.Path(ino); err == nil && e.st.Ignored(p, false) {
 		e.drop(ino) // moved into an ignored tree: no longer a memory
+		return true
+	}
+	if e.st.Redactor().ByPath() {
+		e.refresh(ino, true) // other rules may cover it where it is now
 		return true
 	}
 	if !isLog(name) {
@@ -216,6 +225,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
 		}
 		ent.nextLine, ent.indexedSize = next, size
+		e.red.set(ino, e.redactParts(in.Path, parts))
 		if isLog(name) {
 			ent.setLog((*logLines)(nil).extend(metas))
 		}
@@ -248,6 +258,7 @@ func (e *Engine) indexed(ino uint64) bool {
 
 func (e *Engine) drop(ino uint64) {
 	e.idx.Remove(ino)
+	e.red.set(ino, nil)
 	if e.emb != nil {
 		e.emb.remove(e.st, ino)
 	}
@@ -379,8 +390,8 @@ func (e *Engine) rescanTree(dir uint64, depth int) {
 			switch ignored, known := e.st.Ignored(p, false), e.indexed(d.Ino); {
 			case ignored && known:
 				e.drop(d.Ino)
-			case !ignored && !known:
-				e.refresh(d.Ino, true)
+			case !ignored && (!known || e.st.Redactor().ByPath()):
+				e.refresh(d.Ino, true) // new, or under other redaction rules
 			}
 		}
 	}

@@ -207,7 +207,8 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 			continue
 		}
 		m.mu.Lock()
-		done := m.have[ino] == in.SHA256 && in.SHA256 != ""
+		key := e.embedKey(in)
+		done := m.have[ino] == key && key != ""
 		m.mu.Unlock()
 		if done {
 			continue
@@ -216,7 +217,7 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 		n, err := e.st.ReadAt(ino, buf, 0)
 		var cs []string
 		if err == nil && !isBinary(buf[:n]) {
-			cs = chunkText(indexText(in, string(buf[:n])))
+			cs = chunkText(e.redactText(in.Path, indexText(in, string(buf[:n]))))
 		}
 		if len(cs) == 0 {
 			// Nothing to embed now (emptied, binary, unreadable): the
@@ -224,7 +225,7 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 			m.remove(e.st, ino)
 			continue
 		}
-		jobs = append(jobs, embedJob{ino, in.SHA256, len(cs)})
+		jobs = append(jobs, embedJob{ino, key, len(cs)})
 		texts = append(texts, cs...)
 	}
 	if len(texts) == 0 {

@@ -75,6 +75,8 @@ type Engine struct {
 	listener atomic.Pointer[func(ino uint64)]
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
+	// red counts the redactions in what is indexed (redact.go).
+	red redactCounts
 	// qc caches search results by generation (qcache.go); nil: off.
 	qc *cache.Sized[string, []Result]
 
@@ -246,6 +248,9 @@ func (e *Engine) run() {
 			e.gen++
 			e.mu.Unlock()
 			e.idx.Reset()
+			e.red.mu.Lock()
+			e.red.byIno = nil
+			e.red.mu.Unlock()
 			e.build()
 		}
 		for _, c := range merge(batch) {

@@ -54,7 +54,11 @@ func marshal(v any) ([]byte, error) {
 // IndexJSON lists every memory the reader may see with its metadata.
 func IndexJSON(st *store.Store, may May) ([]byte, error) {
 	list := []store.Info{}
+	r := st.Redactor()
 	err := st.MemoriesFor(may, func(in store.Info) error {
+		if !r.Empty() {
+			redactInfo(r, &in)
+		}
 		list = append(list, in)
 		return nil
 	})
@@ -112,9 +116,11 @@ func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
 	}
 	var backlog *uint64
 	var emb *EmbedStats
+	var red []Redaction
 	if e != nil {
 		b := e.Backlog()
 		backlog = &b
+		red = e.Redactions(may, s.Scope == "")
 		if s.Scope == "" { // store-wide counts, not for a restricted reader
 			emb = e.EmbedStats()
 			e.AddCacheStats(&s)
@@ -124,17 +130,19 @@ func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
 		store.Stats
 		IndexBacklog *uint64                    `json:"index_backlog,omitempty"`
 		Embedding    *EmbedStats                `json:"embedding,omitempty"`
+		Redactions   []Redaction                `json:"redactions,omitempty"`
 		Latency      map[string]metrics.Summary `json:"latency"`
-	}{s, backlog, emb, metrics.Ops.Summaries()})
+	}{s, backlog, emb, red, metrics.Ops.Summaries()})
 }
 
 // Errors lists the memories the reader may see whose front matter could
 // not be read, one per line: path, a tab, the problem.
 func Errors(st *store.Store, may May) ([]byte, error) {
 	var b bytes.Buffer
+	r := st.Redactor() // a parser's message may quote the text
 	err := st.MemoriesFor(may, func(in store.Info) error {
 		if in.Error != "" {
-			fmt.Fprintf(&b, "%s\t%s\n", in.Path, in.Error)
+			fmt.Fprintf(&b, "%s\t%s\n", in.Path, r.RedactString(in.Path, in.Error))
 		}
 		return nil
 	})

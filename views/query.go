@@ -221,6 +221,7 @@ func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 func (e *Engine) snippet(h search.Hit, terms []string) string {
 	if h.Part > 0 {
 		if raw, ok := e.logLine(h.Ino, h.Part); ok {
+			raw = e.redactIno(h.Ino, raw)
 			if body := memory.ParseLine(raw).Body; strings.TrimSpace(body) != "" {
 				return cut(body, 200)
 			}
@@ -236,7 +237,7 @@ func (e *Engine) snippet(h search.Hit, terms []string) string {
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(string(buf[:n]), "\n")
+	lines := strings.Split(string(e.redactIno(h.Ino, buf[:n])), "\n")
 	want := map[string]bool{}
 	for _, t := range terms {
 		want[t] = true
