@@ -120,6 +120,7 @@ func Collect(st *store.Store, may func(uint64) bool, o Options) (*Data, error) {
 		}
 		return days[k]
 	}
+	red := st.Redactor()
 	var infos []store.Info
 	err := st.MemoriesFor(may, func(in store.Info) error {
 		d.Memories++
@@ -127,11 +128,13 @@ func Collect(st *store.Store, may func(uint64) bool, o Options) (*Data, error) {
 		s := tiers[tierOf(in.Path)]
 		s.Files++
 		s.Bytes += in.Size
+		// Tags and users are values from the memory's metadata: shown
+		// masked by the redact: rules that cover it, as search shows them.
 		for _, t := range uniq(in.Tags) {
-			tags[t]++
+			tags[red.RedactString(in.Path, t)]++
 		}
 		for _, u := range uniq(in.Users) {
-			users[u]++
+			users[red.RedactString(in.Path, u)]++
 		}
 		g := day(in.Created)
 		g.Created++

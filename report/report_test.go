@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemofs/mnemofs/internal/storetest"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -206,5 +207,27 @@ func TestEsc(t *testing.T) {
 		if got := esc(in); got != want {
 			t.Errorf("esc(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRedactedLabels: tags and users are values from memories; the page
+// shows them masked by the policy's redact: rules, as search does.
+func TestRedactedLabels(t *testing.T) {
+	st := storetest.NewStore(t, store.Options{})
+	storetest.Must(t, st.SetPolicy([]byte("redact:\n  - {detector: email, mode: index}\n")))
+	bulk := st.NewBulk()
+	storetest.Must(t, bulk.AddFile("/semantic/a.md", []byte("---\nuser: carol@example.com\ntags: [ops, pager-dave@example.org]\n---\nhello\n"), 0o644, store.Owner{}, 0))
+	storetest.Must(t, bulk.Flush())
+	page, err := HTML(st, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"carol@example.com", "dave@example.org"} {
+		if strings.Contains(string(page), secret) {
+			t.Errorf("the page shows %q, which an email rule covers", secret)
+		}
+	}
+	if !strings.Contains(string(page), "[redacted:email]") || !strings.Contains(string(page), ">ops<") {
+		t.Errorf("the page lacks the masked labels or the plain tag")
 	}
 }
