@@ -174,7 +174,7 @@ func verifyFile(full, want string) string {
 func TestCrashSIGKILLKeepsFsyncedFiles(t *testing.T) {
 	t.Parallel()
 	testfuse.Require(t)
-	rounds := crashRounds(t, 20)
+	rounds := crashRounds(t, 8)
 	data, mnt := t.TempDir(), t.TempDir()
 	manifest := filepath.Join(t.TempDir(), "manifest")
 	seed := crashSeed(t)

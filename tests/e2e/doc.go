@@ -9,7 +9,7 @@
 // live outside package main, as gocryptfs keeps its tests, so they test
 // what the binary does and not how cmd/mnemofs is written.
 //
-// The crash loops run 20 rounds (2 with -short) from a fixed seed;
+// The crash loops run 8 and 3 rounds (2 with -short) from a fixed seed;
 // MNEMOFS_CRASH_ROUNDS and MNEMOFS_CRASH_SEED (a number or "random") run
 // longer or different loops. Every test runs in parallel with the others
 // but those that set the environment.
