@@ -10,11 +10,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +38,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(peerEnv) != "" {
 		os.Exit(peerHelper()) // child process of the control socket tests
 	}
+	moreParallel()
 	dir, err := os.MkdirTemp("", "mnemofs-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -318,5 +322,17 @@ func oneErrorLine(t testing.TB, r result, contains ...string) {
 		if !strings.Contains(r.stderr, c) {
 			t.Errorf("error line %q does not mention %q", strings.TrimSpace(r.stderr), c)
 		}
+	}
+}
+
+// moreParallel runs twice as many tests at once as there are CPUs, unless
+// -test.parallel was given: these tests spend most of their time waiting
+// for other processes (a mount starting, a kill, a remount), not on a CPU.
+func moreParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	}
 }
