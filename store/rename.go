@@ -231,8 +231,11 @@ func (s *Store) checkNotInside(ino, dir uint64) error {
 
 // renameOver handles a plain rename onto an existing memory (saves.go): a
 // fresh file renamed over it is a save and the memory goes on in it; any
-// other file replaces it, and it goes to the trash. done is false when
-// neither applies (the plain rename follows). Caller holds mu.
+// other file replaces it, and it goes to the trash — as does the memory
+// when the save cannot take it over because it is still open or its
+// passthrough session has not ended (beforeSave waits quietWait for
+// that; a loaded machine may take longer). done is false when neither
+// applies (the plain rename follows). Caller holds mu.
 func (s *Store) renameOver(oldDir uint64, oldName string, newDir uint64, newName string) (done bool, err error) {
 	srcIno, srcMode, err := s.lookup(oldDir, oldName)
 	if err != nil || srcMode&syscall.S_IFMT != syscall.S_IFREG {
@@ -243,14 +246,14 @@ func (s *Store) renameOver(oldDir uint64, oldName string, newDir uint64, newName
 		return false, nil
 	}
 	dst, err := s.editable(dstIno)
-	if err != nil || !s.saveable(newDir, newName, dst) {
+	if err != nil || !s.replaceable(newDir, newName, dst) {
 		return false, nil
 	}
 	src, err := s.editable(srcIno)
 	if err != nil {
 		return false, nil
 	}
-	if len(src.Links) == 1 && s.now().UnixNano()-src.Btime < int64(freshAge) {
+	if len(src.Links) == 1 && s.now().UnixNano()-src.Btime < int64(freshAge) && s.quiet(dstIno) {
 		dstRec, err := s.storedRecord(dstIno)
 		if err != nil {
 			return true, err

@@ -52,11 +52,13 @@ func (r *Record) lineage(ino uint64) uint64 {
 	return ino
 }
 
-// saveable reports whether the regular file old at dir/name, about to be
-// replaced, is a memory a save may continue: a visible memory of one
-// name, not ignored, quiet. Caller holds mu.
-func (s *Store) saveable(dir uint64, name string, old *Inode) bool {
-	if !old.IsReg() || len(old.Links) != 1 || !s.quiet(old.Ino) {
+// replaceable reports whether the regular file old at dir/name, about to
+// be replaced by a rename, is a memory that must not be lost: a visible
+// memory of one name, not ignored, that the caller may change. A save may
+// continue it when it is also quiet (its committed bytes are all it
+// holds); otherwise it goes to the trash. Caller holds mu.
+func (s *Store) replaceable(dir uint64, name string, old *Inode) bool {
+	if !old.IsReg() || len(old.Links) != 1 {
 		return false
 	}
 	dp, err := s.Path(dir)
