@@ -200,7 +200,7 @@ func OpenEtcd(o EtcdOptions) (KV, error) {
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:            o.Endpoints,
 		DialTimeout:          o.DialTimeout,
-		DialKeepAliveTime:    2 * time.Second,
+		DialKeepAliveTime:    10 * time.Second, // gRPC's least; etcd refuses pings under 5s
 		DialKeepAliveTimeout: o.RequestTimeout,
 		TLS:                  o.TLS,
 		Username:             o.Username,
