@@ -154,6 +154,8 @@ type etcdKV struct {
 	free    []*slot
 	slots   int
 	closeMu sync.Mutex
+	// loseAnswer, set by tests, makes a commit's answer look lost.
+	loseAnswer func() bool
 }
 
 // slot is one commit marker; a commit holds it from send to answer.

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
@@ -108,6 +109,9 @@ func (e *etcdKV) commit(t *etcdTxn) error {
 	ctx, cancel := e.reqCtx()
 	resp, err := e.cli.Txn(ctx).If(cmps...).Then(ops...).Else(clientv3.OpGet(s.key)).Commit()
 	cancel()
+	if e.loseAnswer != nil && e.loseAnswer() {
+		resp, err = nil, context.DeadlineExceeded // tests: the answer lost on the way
+	}
 	switch {
 	case err == nil && resp.Succeeded:
 		s.rev = resp.Header.Revision

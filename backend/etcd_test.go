@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -387,5 +388,42 @@ func TestEtcdSizeSyncClose(t *testing.T) {
 	resp, err := rawClient(t, eps).Get(ctx, prefix+"/x/txn/", clientv3.WithPrefix())
 	if err != nil || len(resp.Kvs) != 0 {
 		t.Fatalf("commit markers after Close: %d, %v", len(resp.Kvs), err)
+	}
+}
+
+// TestEtcdLostAnswer: a commit whose answer is lost is settled by the
+// fence: applied, it counts once and the function does not run again; not
+// applied (it conflicted), the function runs again.
+func TestEtcdLostAnswer(t *testing.T) {
+	eps := sharedEtcd(t)
+	prefix := testPrefix(t)
+	kv, other := openEtcdKV(t, eps, prefix, nil), openEtcdKV(t, eps, prefix, nil)
+	var lose atomic.Int32
+	kv.(*etcdKV).loseAnswer = func() bool { return lose.Add(-1) >= 0 }
+	for i := 0; i < 3; i++ {
+		lose.Store(1)
+		runs := 0
+		mustUpdate(t, kv, func(tx Txn) error { runs++; return incr(tx, "n") })
+		if runs != 1 {
+			t.Fatalf("applied, answer lost: the function ran %d times", runs)
+		}
+	}
+	if n := counter(t, kv, "n"); n != 3 {
+		t.Fatalf("counter %d after 3 commits with lost answers, want 3", n)
+	}
+	lose.Store(1)
+	runs := 0
+	mustUpdate(t, kv, func(tx Txn) error {
+		runs++
+		if err := incr(tx, "n"); err != nil {
+			return err
+		}
+		if runs == 1 {
+			mustUpdate(t, other, func(tx Txn) error { return incr(tx, "n") })
+		}
+		return nil
+	})
+	if n := counter(t, kv, "n"); runs != 2 || n != 5 {
+		t.Fatalf("conflicted, answer lost: %d runs, counter %d; want 2 runs and 5", runs, n)
 	}
 }
