@@ -154,6 +154,7 @@ type etcdKV struct {
 	free    []*slot
 	slots   int
 	closeMu sync.Mutex
+	fences  atomic.Int64 // commits whose answer was lost (tests read it)
 	// loseAnswer, set by tests, makes a commit's answer look lost.
 	loseAnswer func() bool
 }

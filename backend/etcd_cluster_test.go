@@ -98,8 +98,9 @@ func TestEtcdLeaderLoss(t *testing.T) {
 	if n := counter(t, hosts[0], "n"); n != uint64(len(keys)) {
 		t.Errorf("counter %d, keys %d: a transaction applied in part or twice", n, len(keys))
 	}
-	t.Logf("%d writes acknowledged (%d after the kill), %d errors, longest Update %v",
-		len(acked), afterKill.Load(), len(errs), time.Duration(maxPause.Load()))
+	t.Logf("%d writes acknowledged (%d after the kill), %d errors, longest Update %v, %d answers lost and fenced",
+		len(acked), afterKill.Load(), len(errs), time.Duration(maxPause.Load()),
+		hosts[0].(*etcdKV).fences.Load()+hosts[1].(*etcdKV).fences.Load())
 	// The killed member comes back and catches up.
 	if err := c.start(leader); err != nil {
 		t.Fatal(err)

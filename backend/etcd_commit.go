@@ -140,6 +140,7 @@ func markerRev(resp *clientv3.TxnResponse) int64 {
 // errConflict if it did not and never will, an error if etcd could not be
 // reached within twice the request timeout.
 func (e *etcdKV) fence(s *slot, seq string, cause error) error {
+	e.fences.Add(1)
 	deadline := time.Now().Add(2 * e.o.RequestTimeout)
 	wait := 50 * time.Millisecond
 	for {
