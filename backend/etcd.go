@@ -75,7 +75,9 @@ package backend
 // Every request is bounded by RequestTimeout (and made with
 // WithRequireLeader, so a member cut off from its leader answers at once
 // and the client tries another): a cluster that does not answer gives an
-// error after that wait, never a hang.
+// error after that wait, never a hang. A commit sent while the leader
+// dies may wait that long (its proposal died with the leader) before the
+// fence settles it: the pause a member's loss costs.
 //
 // Values are stored as given, or sealed with AES-GCM when EncryptionKey is
 // set (etcd_crypt.go): etcd never sees plain content. Keys are not
