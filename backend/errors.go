@@ -19,6 +19,9 @@ var (
 	ErrNoSpace = errors.New("backend: no space left on device")
 	// ErrClosed is returned by Sync after Close.
 	ErrClosed = errors.New("backend: store is closed")
+	// ErrConflict is returned by Update on a shared store (etcd) when its
+	// transaction conflicted with other clients' on every retry.
+	ErrConflict = errors.New("backend: transaction conflicted on every retry")
 	// ErrReadOnly is returned by every write through ReadOnly.
 	ErrReadOnly = errors.New("backend: store is open read-only")
 )

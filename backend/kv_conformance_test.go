@@ -1,0 +1,277 @@
+package backend
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+// The KV contract, held once against every backend: Badger (in memory)
+// and etcd (a real server on loopback).
+
+func forEachKV(t *testing.T, fn func(t *testing.T, kv KV)) {
+	t.Run("badger", func(t *testing.T) {
+		kv, err := OpenBadger("", Options{InMemory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer kv.Close()
+		fn(t, kv)
+	})
+	t.Run("etcd", func(t *testing.T) {
+		eps := sharedEtcd(t)
+		fn(t, openEtcdKV(t, eps, testPrefix(t), nil))
+	})
+}
+
+func mustUpdate(t *testing.T, kv KV, fn func(Txn) error) {
+	t.Helper()
+	if err := kv.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func getVal(t *testing.T, kv KV, k string) ([]byte, error) {
+	t.Helper()
+	var v []byte
+	err := kv.View(func(tx Txn) error {
+		var err error
+		v, err = tx.Get([]byte(k))
+		return err
+	})
+	return v, err
+}
+
+type kvPair struct{ k, v string }
+
+func scanAll(t *testing.T, kv KV, prefix, start []byte, keysOnly bool, limit int) []kvPair {
+	t.Helper()
+	var got []kvPair
+	err := kv.View(func(tx Txn) error {
+		return tx.Scan(prefix, start, keysOnly, func(k, v []byte) bool {
+			got = append(got, kvPair{string(k), string(v)})
+			return limit <= 0 || len(got) < limit
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestKVGetSetDelete(t *testing.T) {
+	forEachKV(t, func(t *testing.T, kv KV) {
+		if _, err := getVal(t, kv, "missing"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Get of a missing key: %v, want ErrNotFound", err)
+		}
+		mustUpdate(t, kv, func(tx Txn) error { return tx.Set([]byte("k"), []byte("v1")) })
+		mustUpdate(t, kv, func(tx Txn) error { return tx.Set([]byte("k"), []byte("v2")) })
+		mustUpdate(t, kv, func(tx Txn) error { return tx.Set([]byte("empty"), nil) })
+		if v, err := getVal(t, kv, "k"); err != nil || string(v) != "v2" {
+			t.Fatalf("Get k = %q, %v; want v2", v, err)
+		}
+		if v, err := getVal(t, kv, "empty"); err != nil || len(v) != 0 {
+			t.Fatalf("Get empty = %q, %v; want an empty value", v, err)
+		}
+		mustUpdate(t, kv, func(tx Txn) error { return tx.Delete([]byte("k")) })
+		mustUpdate(t, kv, func(tx Txn) error { return tx.Delete([]byte("never-there")) })
+		if _, err := getVal(t, kv, "k"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Get after Delete: %v, want ErrNotFound", err)
+		}
+		if err := kv.View(func(tx Txn) error { return tx.Set([]byte("x"), []byte("y")) }); err == nil {
+			t.Fatal("a write in View succeeded")
+		}
+		sentinel := errors.New("abort")
+		err := kv.Update(func(tx Txn) error {
+			tx.Set([]byte("aborted"), []byte("v"))
+			return sentinel
+		})
+		if !errors.Is(err, sentinel) {
+			t.Fatalf("Update returned %v, want the function's error", err)
+		}
+		if _, err := getVal(t, kv, "aborted"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("a failed Update's write is visible: %v", err)
+		}
+	})
+}
+
+// scanKeys are binary keys under two prefixes, bytes 0x00 and 0xff among
+// them, and the prefix itself as a key.
+func scanKeys() map[string]string {
+	r := rand.New(rand.NewPCG(1, 2))
+	m := map[string]string{"a": "va", "b": "vb", "a\x00": "v0", "a\xff\xff": "vff"}
+	for i := 0; i < 300; i++ {
+		n := 1 + r.IntN(6)
+		k := make([]byte, n)
+		for j := range k {
+			k[j] = byte(r.IntN(256))
+		}
+		p := "a"
+		if i%3 == 0 {
+			p = "b"
+		}
+		m[p+string(k)] = fmt.Sprintf("v%d", i)
+	}
+	return m
+}
+
+func sortedWith(m map[string]string, prefix, start string) []kvPair {
+	var out []kvPair
+	for k, v := range m {
+		if len(k) >= len(prefix) && k[:len(prefix)] == prefix && k >= start {
+			out = append(out, kvPair{k, v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].k < out[j].k })
+	return out
+}
+
+func samePairs(t *testing.T, what string, got, want []kvPair, keysOnly bool) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d keys, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i].k != want[i].k || (!keysOnly && got[i].v != want[i].v) || (keysOnly && got[i].v != "") {
+			t.Fatalf("%s: #%d is %q=%q, want %q=%q", what, i, got[i].k, got[i].v, want[i].k, want[i].v)
+		}
+	}
+}
+
+func TestKVScan(t *testing.T) {
+	forEachKV(t, func(t *testing.T, kv KV) {
+		m := scanKeys()
+		b := kv.NewBatch()
+		for k, v := range m {
+			if err := b.Set([]byte(k), []byte(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		samePairs(t, "prefix a", scanAll(t, kv, []byte("a"), nil, false, 0), sortedWith(m, "a", ""), false)
+		samePairs(t, "prefix b, keys only", scanAll(t, kv, []byte("b"), nil, true, 0), sortedWith(m, "b", ""), true)
+		samePairs(t, "everything", scanAll(t, kv, nil, nil, false, 0), sortedWith(m, "", ""), false)
+		mid := sortedWith(m, "a", "")[100].k
+		samePairs(t, "from the middle", scanAll(t, kv, []byte("a"), []byte(mid), false, 0), sortedWith(m, "a", mid), false)
+		samePairs(t, "start not a key", scanAll(t, kv, []byte("a"), []byte(mid+"\x00"), false, 0), sortedWith(m, "a", mid+"\x00"), false)
+		samePairs(t, "stopped at 10", scanAll(t, kv, []byte("a"), nil, false, 10), sortedWith(m, "a", "")[:10], false)
+		if got := scanAll(t, kv, []byte("c"), nil, false, 0); len(got) != 0 {
+			t.Fatalf("empty prefix range gave %d keys", len(got))
+		}
+		if got := scanAll(t, kv, []byte("a"), []byte("b"), false, 0); len(got) != 0 {
+			t.Fatalf("start past the prefix gave %d keys", len(got))
+		}
+	})
+}
+
+func TestKVReadYourWrites(t *testing.T) {
+	forEachKV(t, func(t *testing.T, kv KV) {
+		mustUpdate(t, kv, func(tx Txn) error {
+			for _, k := range []string{"p1", "p3", "p5", "p7"} {
+				if err := tx.Set([]byte(k), []byte("old"+k)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		want := []kvPair{{"p1", "oldp1"}, {"p2", "new"}, {"p5", "newp5"}, {"p6", "new"}, {"p7", "oldp7"}, {"p8", "new"}}
+		mustUpdate(t, kv, func(tx Txn) error {
+			for _, w := range []kvPair{{"p2", "new"}, {"p5", "newp5"}, {"p6", "new"}, {"p8", "new"}, {"q", "out"}} {
+				if err := tx.Set([]byte(w.k), []byte(w.v)); err != nil {
+					return err
+				}
+			}
+			if err := tx.Delete([]byte("p3")); err != nil {
+				return err
+			}
+			if _, err := tx.Get([]byte("p3")); !errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("Get of a key deleted in the txn: %v", err)
+			}
+			if v, err := tx.Get([]byte("p5")); err != nil || string(v) != "newp5" {
+				return fmt.Errorf("Get of a key set in the txn: %q, %v", v, err)
+			}
+			var got []kvPair
+			err := tx.Scan([]byte("p"), nil, false, func(k, v []byte) bool {
+				got = append(got, kvPair{string(k), string(v)})
+				return true
+			})
+			if err != nil {
+				return err
+			}
+			samePairs(t, "scan in the txn", got, want, false)
+			got = nil
+			tx.Scan([]byte("p"), []byte("p4"), true, func(k, v []byte) bool {
+				got = append(got, kvPair{string(k), string(v)})
+				return len(got) < 2
+			})
+			samePairs(t, "keys-only scan from p4, stopped at 2", got, []kvPair{{"p5", ""}, {"p6", ""}}, true)
+			return nil
+		})
+		samePairs(t, "after commit", scanAll(t, kv, []byte("p"), nil, false, 0), want, false)
+	})
+}
+
+// TestKVViewSnapshot: a View reads one snapshot; a commit made meanwhile
+// is not in it.
+func TestKVViewSnapshot(t *testing.T) {
+	forEachKV(t, func(t *testing.T, kv KV) {
+		mustUpdate(t, kv, func(tx Txn) error { return tx.Set([]byte("s1"), []byte("before")) })
+		err := kv.View(func(tx Txn) error {
+			if v, err := tx.Get([]byte("s1")); err != nil || string(v) != "before" {
+				return fmt.Errorf("s1 = %q, %v", v, err)
+			}
+			mustUpdate(t, kv, func(tx Txn) error {
+				tx.Set([]byte("s1"), []byte("after"))
+				return tx.Set([]byte("s2"), []byte("after"))
+			})
+			if v, err := tx.Get([]byte("s1")); err != nil || string(v) != "before" {
+				return fmt.Errorf("s1 in the snapshot = %q, %v; want before", v, err)
+			}
+			if _, err := tx.Get([]byte("s2")); !errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("s2, written after the snapshot, is visible: %v", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := getVal(t, kv, "s1"); string(v) != "after" {
+			t.Fatalf("s1 after the View = %q", v)
+		}
+	})
+}
+
+func TestKVBatch(t *testing.T) {
+	forEachKV(t, func(t *testing.T, kv KV) {
+		val := bytes.Repeat([]byte("x"), 1000)
+		b := kv.NewBatch()
+		for i := 0; i < 1000; i++ {
+			if err := b.Set([]byte(fmt.Sprintf("b%04d", i)), val); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < 1000; i += 2 {
+			if err := b.Delete([]byte(fmt.Sprintf("b%04d", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		got := scanAll(t, kv, []byte("b"), nil, false, 0)
+		if len(got) != 500 || got[0].k != "b0001" || got[0].v != string(val) {
+			t.Fatalf("after the batch: %d keys, first %q", len(got), got[0].k)
+		}
+		c := kv.NewBatch()
+		c.Set([]byte("cancelled"), val)
+		c.Cancel()
+		if _, err := getVal(t, kv, "cancelled"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("a cancelled batch wrote: %v", err)
+		}
+	})
+}
