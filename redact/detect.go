@@ -55,7 +55,7 @@ func (d *detector) find(text []byte) [][]int {
 }
 
 func (d *detector) keep(spans [][]int, text []byte, lo, hi int, ok bool) [][]int {
-	if !ok || d.check != nil && !d.check(text[lo:hi], beforeMarker(text[:lo]), afterMarker(text[hi:])) {
+	if !ok || d.check != nil && !d.check(text[lo:hi], text[:lo], text[hi:]) {
 		return spans
 	}
 	return append(spans, []int{lo, hi})

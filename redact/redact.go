@@ -229,6 +229,34 @@ func (r *Redactor) Redact(p string, text []byte) (out []byte, counts map[string]
 	if r.Empty() || len(text) == 0 {
 		return out, nil
 	}
+	// A marker can make what was next to a match a match of its own: two
+	// numbers glued together, the second refused at first because it
+	// follows a digit, follows the first one's marker once that is
+	// masked. So the rules run again while they still find something;
+	// each pass only masks more. maxPasses bounds the work on a text made
+	// of such chains.
+	for pass := 0; pass < maxPasses; pass++ {
+		var n map[string]int
+		out, n = r.redactOnce(p, out)
+		if n == nil {
+			break
+		}
+		if counts == nil {
+			counts = map[string]int{}
+		}
+		for k, v := range n {
+			counts[k] += v
+		}
+	}
+	return out, counts
+}
+
+// maxPasses bounds Redact's passes over one text.
+const maxPasses = 16
+
+// redactOnce is one pass of every rule covering p over text.
+func (r *Redactor) redactOnce(p string, text []byte) (out []byte, counts map[string]int) {
+	out = text
 	for i := range r.rules {
 		c := &r.rules[i]
 		if !c.covers(p) {

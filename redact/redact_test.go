@@ -204,3 +204,27 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
+
+// TestGluedToMarkers: a secret right after (or before) a marker is masked
+// like any other (a store-mode file appended to with no separator), and
+// secrets glued to each other are all masked, in one call.
+func TestGluedToMarkers(t *testing.T) {
+	r := all(t, Store)
+	for _, in := range []string{
+		"[redacted:email]bob@example.com",
+		"bob@example.com[redacted:phone]",
+		"[redacted:phone]+4915112345678",
+		"+00000000+00000000",
+		"+4915112345678+4915112345679+4915112345670+4915112345671+4915112345672+4915112345673+4915112345674+4915112345675+4915112345676+4915112345677",
+	} {
+		out, _ := r.Redact("/a", []byte(in))
+		for _, secret := range []string{"bob@example.com", "4915112345", "+00000000"} {
+			if strings.Contains(string(out), secret) {
+				t.Errorf("%q → %q: %q is still there", in, out, secret)
+			}
+		}
+		if again, c := r.Redact("/a", out); string(again) != string(out) || c != nil {
+			t.Errorf("%q → %q → %q: not stable", in, out, again)
+		}
+	}
+}
