@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -72,24 +73,35 @@ type saveCase struct {
 }
 
 // tmux runs a terminal program in a detached tmux session, types keys
-// into it one group at a time, and waits for it to exit.
+// into it one group at a time, and waits for it to exit. Each call has a
+// tmux server of its own (-L), killed at the end, and every tmux command
+// a deadline: a server left wedged by an earlier run (its program stuck
+// on a dead mount) cannot hang this one.
 func tmux(t *testing.T, cmd string, keys ...string) {
 	t.Helper()
 	sess := fmt.Sprintf("mnemofs-%d", time.Now().UnixNano())
-	if out, err := exec.Command("tmux", "new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd).CombinedOutput(); err != nil {
+	run := func(args ...string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return exec.CommandContext(ctx, "tmux", append([]string{"-L", sess}, args...)...).CombinedOutput()
+	}
+	defer run("kill-server")
+	if out, err := run("new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
 	time.Sleep(300 * time.Millisecond) // the program draws its screen
 	for _, k := range keys {
-		if out, err := exec.Command("tmux", "send-keys", "-t", sess, k).CombinedOutput(); err != nil {
+		if out, err := run("send-keys", "-t", sess, k); err != nil {
 			t.Fatalf("tmux send-keys %q: %v %s", k, err, out)
 		}
 		time.Sleep(150 * time.Millisecond)
 	}
-	for i := 0; exec.Command("tmux", "has-session", "-t", sess).Run() == nil; i++ {
+	for i := 0; ; i++ {
+		if _, err := run("has-session", "-t", sess); err != nil {
+			return // the program exited, and its session with it
+		}
 		if i == 100 {
-			screen, _ := exec.Command("tmux", "capture-pane", "-p", "-t", sess).Output()
-			exec.Command("tmux", "kill-session", "-t", sess).Run()
+			screen, _ := run("capture-pane", "-p", "-t", sess)
 			t.Fatalf("%s did not exit; its screen:\n%s", cmd, screen)
 		}
 		time.Sleep(100 * time.Millisecond)
