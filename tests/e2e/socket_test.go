@@ -152,7 +152,9 @@ func TestControlSocketSquatted(t *testing.T) {
 // the socket (here: its modes opened up) is refused by the mount, and
 // logged; the same client as root is served.
 func TestControlSocketRefusesOtherUID(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it copies the test binary and runs the copy; a
+	// fork of a test beside it could hold the copy open for writing
+	// (exec would fail with ETXTBSY).
 	requireRoot(t)
 	dir := dirFor(t, 0)
 	check(t, os.Chmod(dir, 0o755))
@@ -184,7 +186,9 @@ func TestControlSocketRefusesOtherUID(t *testing.T) {
 // by another user than the store's owner gets one clear refusal from the
 // CLI, which sends it nothing.
 func TestControlSocketForeignServer(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it copies the test binary and runs the copy; a
+	// fork of a test beside it could hold the copy open for writing
+	// (exec would fail with ETXTBSY).
 	requireRoot(t)
 	data := filepath.Join(t.TempDir(), "data")
 	fake := dirFor(t, nobody)
