@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -26,19 +25,7 @@ func TestMerge(t *testing.T) {
 }
 
 func TestRebuildDropsStaleIndex(t *testing.T) {
-	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
-	e := NewEngine(nil)
-	st, err := store.Open(kv, store.Options{OnChange: e.Handle})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e.Start(st)
-	defer e.Stop()
+	e, st := engineStore(t)
 	for i, text := range []string{"alpha memory", "beta memory"} {
 		in, err := st.Create(store.RootIno, fmt.Sprintf("n%d.md", i), 0o644, store.Owner{})
 		if err == nil {

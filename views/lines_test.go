@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -13,19 +12,7 @@ import (
 // that may not read the log gets nothing of it (the mount passes
 // views.Filter{May: ...} for a restricted reader, fusefs/reader.go).
 func TestLineResultReader(t *testing.T) {
-	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
-	e := NewEngine(nil)
-	st, err := store.Open(kv, store.Options{OnChange: e.Handle})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e.Start(st)
-	defer e.Stop()
+	e, st := engineStore(t)
 	in, err := st.Create(store.RootIno, "log.jsonl", 0o644, store.Owner{})
 	if err == nil {
 		err = st.Open(in.Ino, false)

@@ -14,19 +14,7 @@ import (
 // index, snippets, line results, context/ and the stats show the marker;
 // the secret's own words find nothing.
 func TestIndexRedaction(t *testing.T) {
-	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
-	e := NewEngine(nil)
-	st, err := store.Open(kv, store.Options{OnChange: e.Handle})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e.Start(st)
-	defer e.Stop()
+	e, st := engineStore(t)
 	if err := st.SetPolicy([]byte("redact:\n  - {detector: email, mode: index}\n")); err != nil {
 		t.Fatal(err)
 	}
