@@ -157,6 +157,7 @@ type etcdKV struct {
 	slots   int
 	closeMu sync.Mutex
 	fences  atomic.Int64 // commits whose answer was lost (tests read it)
+	openRev int64        // the cluster's revision when opened (etcd_watch.go)
 	// loseAnswer, set by tests, makes a commit's answer look lost.
 	loseAnswer func() bool
 }

@@ -78,6 +78,7 @@ func (e *etcdKV) checkKey() error {
 	if err != nil {
 		return e.mapErr(err)
 	}
+	e.openRev = resp.Header.Revision // the watch starts after it
 	verify := func(raw []byte) error {
 		if e.aead == nil {
 			return fmt.Errorf("%w: the store is encrypted and no key was given", ErrBadKey)

@@ -68,6 +68,14 @@ func (f *Fill[K, V]) Set(k K, v V) {
 	f.c.Add(k, v)
 }
 
+// Purge drops everything (another process may have changed any of it).
+func (f *Fill[K, V]) Purge() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.epoch++
+	f.c.Purge()
+}
+
 // Forget drops k after a writer changed or removed it.
 func (f *Fill[K, V]) Forget(k K) {
 	f.mu.Lock()

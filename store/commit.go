@@ -54,6 +54,11 @@ func (s *Store) commit(f *openFile) error {
 	var ev []Change
 	if err == nil {
 		ev, err = s.commitLocked(f)
+		for try := 0; errors.Is(err, errRebase) && try < maxRebases; try++ {
+			if err = s.rebaseLocked(f); err == nil {
+				ev, err = s.commitLocked(f)
+			}
+		}
 	}
 	f.mu.Unlock()
 	s.deliver(ev)
@@ -104,6 +109,10 @@ type commitWrite struct {
 	snapshot *Inode
 	rec      *Record
 	now      int64
+	// base, on a shared store, is the size an append-only commit
+	// continues: the commit fails with errRebase if the stored file has
+	// another size (rebase.go).
+	base *uint64
 }
 
 // commitParts names the parts of a commit's writes.
@@ -139,6 +148,9 @@ func (w *commitWrite) apply(t backend.Txn, parts commitParts) error {
 		}
 	}
 	if parts&partMeta != 0 {
+		if err := w.checkBase(t); err != nil {
+			return err
+		}
 		if w.mark {
 			if err := t.Set(backend.LiveKey(w.ino), nil); err != nil {
 				return err
@@ -245,6 +257,9 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 		return nil, err
 	}
 	w := &commitWrite{ino: f.ino, dirty: f.dirty, mark: p.mark, rec: rec, prevRec: *rec, now: s.now().UnixNano()}
+	if s.shared && f.appendOnly {
+		w.base = &f.committedSize
+	}
 	changed := rec.SHA256 != p.sum || p.sum == "" // "": too large to hash, so assume so
 	if changed {
 		// The content it replaces, when the policy keeps versions: read

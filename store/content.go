@@ -180,7 +180,12 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	i, err := s.inode(ino)
+	return s.writeLocked(f, data, off, atEnd)
+}
+
+// writeLocked is write with f.mu held (and the file unpacked).
+func (s *Store) writeLocked(f *openFile, data []byte, off int64, atEnd bool) (int, error) {
+	i, err := s.inode(f.ino)
 	if err != nil {
 		return 0, err
 	}

@@ -174,8 +174,15 @@ func (s *Store) Release(ino uint64) error {
 			}
 		}
 	}
+	stale := s.staleOpen[ino] && s.writes[ino] == nil
+	if stale {
+		delete(s.staleOpen, ino)
+	}
 	s.filesMu.Unlock()
 	f.mu.Unlock()
+	if stale {
+		s.forgetStale(ino)
+	}
 	s.mu.Lock()
 	// Under mu, as Open registers: an open of the same (already unlinked)
 	// inode may have come in since the handle was dropped above.

@@ -34,10 +34,8 @@ func (s *Store) PutSetting(name string, val []byte) error {
 	err := s.kv.Update(func(t backend.Txn) error {
 		return t.Set(backend.StoreKey("setting/"+name), append([]byte{}, val...))
 	})
-	if name == "policy" {
-		s.pol.Store(nil) // parsed again when next needed
-		s.ign.Store(nil)
-		s.red.Store(nil)
+	if name == policySetting {
+		s.dropPolicy() // parsed again when next needed
 	}
 	return err
 }

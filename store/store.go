@@ -62,6 +62,8 @@ type Store struct {
 	filesMu sync.Mutex
 	writes  map[uint64]*writeState
 	due     dueQueue
+	// staleOpen: open inodes another host changed (remote.go).
+	staleOpen map[uint64]bool
 
 	// tails caches the last chunk of recently committed files (appends).
 	// It is updated after each commit and dropped on any other change of
@@ -109,6 +111,11 @@ type Store struct {
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
 
+	// shared: other hosts change the KV too; stopWatch ends the watch of
+	// their changes (remote.go).
+	shared    bool
+	stopWatch func()
+
 	stop chan struct{}
 	done sync.WaitGroup
 }
@@ -147,23 +154,38 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 			}
 			return nil, err
 		}
+		s.startWatch(kv)
 		return s, nil
 	}
 	if err := s.init(); err != nil {
 		return nil, err
 	}
-	if err := s.cleanOrphans(); err != nil {
-		return nil, err
-	}
-	if err := s.cleanBlobs(); err != nil {
-		return nil, err
-	}
-	if err := s.settleLiveMarks(); err != nil {
+	s.startWatch(kv)
+	if err := s.startUp(); err != nil {
+		if s.stopWatch != nil {
+			s.stopWatch()
+		}
 		return nil, err
 	}
 	s.done.Add(1)
 	go s.flusher()
 	return s, nil
+}
+
+// startUp repairs what a crash left: orphans, blob files, live marks.
+// On a shared store an orphan may be another host's open file, so orphans
+// are not freed at start there: those a killed host left keep their
+// content until freed by hand (a known gap, README's team store section).
+func (s *Store) startUp() error {
+	if !s.shared {
+		if err := s.cleanOrphans(); err != nil {
+			return err
+		}
+	}
+	if err := s.cleanBlobs(); err != nil {
+		return err
+	}
+	return s.settleLiveMarks()
 }
 
 // ErrNoStore is returned by a read-only Open of a KV that holds no store
@@ -177,6 +199,9 @@ func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 func (s *Store) Close() error {
 	close(s.stop)
 	s.done.Wait()
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
 	s.endSessions(0)
 	s.filesMu.Lock()
 	var open []*openFile

@@ -271,7 +271,11 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if fi, err := os.Stat(data); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		fmt.Fprintf(os.Stderr, "mnemofs: warning: the data directory %s is open to other users (mode %04o): they can read the store's files; 'chmod 700 %s' (SECURITY.md)\n", data, fi.Mode().Perm(), data)
 	}
-	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", data, mnt, as, mnt)
+	where := data
+	if u := backendURL(); u != "" {
+		where = u + " (host-local state in " + data + ")"
+	}
+	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", where, mnt, as, mnt)
 	srv.Wait()
 	stopMaintenance()
 	stopProfile()

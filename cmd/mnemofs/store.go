@@ -18,6 +18,7 @@ import (
 var globals struct {
 	data    string
 	keyFile string
+	backend string
 }
 
 // dataDir returns the absolute data directory.
@@ -44,18 +45,9 @@ func dataDir() (string, error) {
 // 32-byte AES key of the store in dataDir from it (key.go); nil when
 // encryption is off.
 func encryptionKey(dataDir string) ([]byte, error) {
-	var raw []byte
-	switch {
-	case globals.keyFile != "":
-		b, err := readKeyFile(globals.keyFile)
-		if err != nil {
-			return nil, err
-		}
-		raw = b
-	case os.Getenv("MNEMOFS_ENCRYPTION_KEY") != "":
-		raw = []byte(os.Getenv("MNEMOFS_ENCRYPTION_KEY"))
-	default:
-		return nil, nil
+	raw, err := rawKey()
+	if raw == nil || err != nil {
+		return nil, err
 	}
 	p, fresh, err := storeKDF(dataDir)
 	if err != nil {
@@ -68,40 +60,46 @@ func encryptionKey(dataDir string) ([]byte, error) {
 	return key, err
 }
 
+// rawKey is the key as given (file or environment); nil: none.
+func rawKey() ([]byte, error) {
+	switch {
+	case globals.keyFile != "":
+		return readKeyFile(globals.keyFile)
+	case os.Getenv("MNEMOFS_ENCRYPTION_KEY") != "":
+		return []byte(os.Getenv("MNEMOFS_ENCRYPTION_KEY")), nil
+	}
+	return nil, nil
+}
+
 // openStore opens the store in dataDir, which the caller has locked.
 // cacheBytes bounds the content cache (store.Options.CacheBytes); ro opens
 // it read-only (nothing at all is written).
 func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change), cacheBytes int64, ro bool) (backend.KV, *store.Store, error) {
-	key, err := encryptionKey(dataDir)
+	logger := log.New(os.Stderr, "mnemofs: ", 0)
+	kv, where, shared, err := openKV(dataDir, logger)
 	if err != nil {
 		return nil, nil, err
 	}
-	logger := log.New(os.Stderr, "mnemofs: ", 0)
-	kv, err := backend.OpenBadger(filepath.Join(dataDir, "db"), backend.Options{EncryptionKey: key, Logger: logger})
-	switch {
-	case errors.Is(err, backend.ErrBadKey):
-		return nil, nil, fail("the encryption key does not open the store in %s (wrong key, or the store is not encrypted): nothing was changed", dataDir)
-	case errors.Is(err, backend.ErrLocked):
-		return nil, nil, fail("the store in %s is open in another process", dataDir)
-	case err != nil:
-		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
-	}
 	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger, User: user,
-		SpaceDir: dataDir, CacheBytes: cacheBytes, ReadOnly: ro,
+		CacheBytes: cacheBytes, ReadOnly: ro,
 		Operator: func() (policy.Operator, error) { return loadOperator(dataDir) }}
-	if key == nil {
-		// Large files' content as plain files beside Badger; never for
-		// an encrypted store, whose content must not reach the disk.
-		opts.BlobDir = filepath.Join(dataDir, "blobs")
+	if !shared {
+		opts.SpaceDir = dataDir
+		if globals.keyFile == "" && os.Getenv("MNEMOFS_ENCRYPTION_KEY") == "" {
+			// Large files' content as plain files beside Badger; never
+			// for an encrypted store, whose content must not reach the
+			// disk, nor for a shared one, whose content is in etcd.
+			opts.BlobDir = filepath.Join(dataDir, "blobs")
+		}
 	}
 	st, err := store.Open(kv, opts)
 	if errors.Is(err, store.ErrNoStore) {
 		kv.Close()
-		return nil, nil, fail("%s holds no store yet, and a read-only mount cannot create one: mount it once without --read-only", dataDir)
+		return nil, nil, fail("%s holds no store yet, and a read-only mount cannot create one: mount it once without --read-only", where)
 	}
 	if err != nil {
 		kv.Close()
-		return nil, nil, fmt.Errorf("opening the store in %s: %w", dataDir, err)
+		return nil, nil, fmt.Errorf("opening the store in %s: %w", where, err)
 	}
 	return kv, st, nil
 }

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Changes made by other hosts (a shared store: the KV is a
+// backend.Watcher). Each transaction another client commits arrives as
+// the keys it changed; the store forgets what it had cached of them, so
+// the next read loads them again, and passes the change on: to the kernel
+// (Notify: entries and content) and to the views (OnChange), exactly as a
+// local change would be. Forgetting rather than installing the new values
+// keeps the caches right whatever the order of the watch and of local
+// commits: the KV is always the truth.
+//
+// An inode open here (any write state) keeps its cached inode until its
+// last close, which then forgets it: a commit at that close replaces the
+// file as a whole (the last close wins, as between two processes on one
+// host), or, for an append, goes on after the other host's (rebase.go).
+//
+// Runs on the watch's goroutine, with no store lock held on entry; takes
+// mu only to forget, and notifies after releasing it.
+
+// startWatch starts following other hosts' changes, when the KV has them.
+func (s *Store) startWatch(kv backend.KV) {
+	w, ok := kv.(backend.Watcher)
+	if !ok {
+		return
+	}
+	s.shared = true
+	s.stopWatch = w.Watch(s.remote)
+}
+
+// Shared reports whether other hosts may change the store (etcd).
+func (s *Store) Shared() bool { return s.shared }
+
+type remoteNote struct {
+	entries  []entryName
+	contents []uint64
+}
+
+func (s *Store) remote(evs []backend.Event) {
+	var n remoteNote
+	s.mu.Lock()
+	for _, ev := range evs {
+		s.forgetRemote(ev, &n)
+	}
+	ev := s.unlockKeep()
+	for _, e := range n.entries {
+		s.notifyEntry(e.dir, e.name)
+	}
+	for _, ino := range n.contents {
+		s.notifyContent(ino)
+	}
+	s.deliver(ev)
+}
+
+// forgetRemote drops what is cached of one changed key. Caller holds mu.
+func (s *Store) forgetRemote(ev backend.Event, n *remoteNote) {
+	if ev.Reset {
+		s.icMu.Lock()
+		for ino := range s.inodes {
+			if !s.writingLocal(ino) {
+				delete(s.inodes, ino)
+			}
+		}
+		s.icMu.Unlock()
+		s.dcReset()
+		s.recs.Purge()
+		s.tails.Purge()
+		s.dropPolicy()
+		s.event(Reindexed, 0)
+		return
+	}
+	k := ev.Key
+	if len(k) == 0 {
+		return
+	}
+	switch k[0] {
+	case backend.PrefixInode:
+		ino := backend.KeyIno(k)
+		if !s.writingLocal(ino) {
+			s.forget(ino)
+			s.tails.Forget(ino)
+			n.contents = append(n.contents, ino)
+		}
+		if ev.Deleted {
+			s.event(Removed, ino)
+		} else {
+			s.event(Moved, ino) // links, hence paths, may have changed
+		}
+	case backend.PrefixChunk, backend.PrefixPack:
+		if k[0] == backend.PrefixChunk {
+			ino := backend.KeyIno(k)
+			s.tails.Forget(ino)
+			s.hot.Remove(ino)
+		}
+	case backend.PrefixMeta:
+		ino := backend.KeyIno(k)
+		s.recs.Forget(ino)
+		s.event(Changed, ino)
+	case backend.PrefixDirent:
+		dir, name := backend.KeyIno(k), backend.DirentName(k)
+		s.dcDrop(dir)
+		n.entries = append(n.entries, entryName{dir, name})
+		for _, v := range [][]byte{ev.Val, ev.Prev} {
+			if ino, _, err := decodeDirent(v); err == nil && v != nil {
+				s.event(Moved, ino)
+			}
+		}
+	case backend.PrefixStore:
+		if string(k[1:]) == "setting/"+policySetting {
+			s.dropPolicy()
+			s.event(Reindexed, 0)
+		}
+	}
+}
+
+// writingLocal reports whether ino is open here; if so, it is noted as
+// changed by another host, to be forgotten at its last close
+// (forgetStale).
+func (s *Store) writingLocal(ino uint64) bool {
+	s.filesMu.Lock()
+	defer s.filesMu.Unlock()
+	w := s.writes[ino]
+	if w != nil {
+		if s.staleOpen == nil {
+			s.staleOpen = map[uint64]bool{}
+		}
+		s.staleOpen[ino] = true
+	}
+	return w != nil
+}
+
+// forgetStale drops the cached inode of a file another host changed while
+// it was open here, now that it is closed.
+func (s *Store) forgetStale(ino uint64) {
+	s.mu.Lock()
+	s.forget(ino)
+	s.tails.Forget(ino)
+	s.recs.Forget(ino)
+	s.mu.Unlock()
+	s.notifyContent(ino)
+}
+
+// dropPolicy forgets the parsed policy and what is compiled from it.
+func (s *Store) dropPolicy() {
+	s.pol.Store(nil)
+	s.ign.Store(nil)
+	s.red.Store(nil)
+}
