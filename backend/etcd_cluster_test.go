@@ -24,8 +24,8 @@ func TestEtcdLeaderLoss(t *testing.T) {
 	c := startCluster(t, 3)
 	prefix := testPrefix(t)
 	hosts := []KV{
-		openEtcdKV(t, c.endpoints(), prefix, nil),
-		openEtcdKV(t, c.endpoints(), prefix, nil),
+		openEtcdKV(t, c.Endpoints(), prefix, nil),
+		openEtcdKV(t, c.Endpoints(), prefix, nil),
 	}
 	var (
 		stop      atomic.Bool
@@ -67,12 +67,12 @@ func TestEtcdLeaderLoss(t *testing.T) {
 		}(w, hosts[w%2])
 	}
 	time.Sleep(time.Second)
-	leader := c.leader()
+	leader := c.Leader()
 	if leader < 0 {
 		t.Fatal("no leader")
 	}
 	killedAt.Store(time.Now().UnixNano())
-	c.kill(leader)
+	c.Kill(leader)
 	t.Logf("killed the leader, member %d", leader)
 	deadline := time.Now().Add(20 * time.Second)
 	for afterKill.Load() < 50 && time.Now().Before(deadline) {
@@ -102,13 +102,13 @@ func TestEtcdLeaderLoss(t *testing.T) {
 		len(acked), afterKill.Load(), len(errs), time.Duration(maxPause.Load()),
 		hosts[0].(*etcdKV).fences.Load()+hosts[1].(*etcdKV).fences.Load())
 	// The killed member comes back and catches up.
-	if err := c.start(leader); err != nil {
+	if err := c.Start(leader); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.waitHealthy(leader, 20*time.Second); err != nil {
+	if err := c.WaitHealthy(leader, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	solo := openEtcdKV(t, c.endpoints()[leader:leader+1], prefix, nil)
+	solo := openEtcdKV(t, c.Endpoints()[leader:leader+1], prefix, nil)
 	if n := counter(t, solo, "n"); n != uint64(len(keys)) {
 		t.Errorf("the restarted member reads counter %d, want %d", n, len(keys))
 	}
@@ -120,11 +120,11 @@ func TestEtcdLeaderLoss(t *testing.T) {
 func TestEtcdOutage(t *testing.T) {
 	c := startCluster(t, 1)
 	const timeout = time.Second
-	kv := openEtcdKV(t, c.endpoints(), testPrefix(t), func(o *EtcdOptions) { o.RequestTimeout = timeout })
+	kv := openEtcdKV(t, c.Endpoints(), testPrefix(t), func(o *EtcdOptions) { o.RequestTimeout = timeout })
 	for i := 0; i < 10; i++ {
 		mustUpdate(t, kv, func(tx Txn) error { return incr(tx, "n") })
 	}
-	c.kill(0)
+	c.Kill(0)
 	// A read: one request timeout. A write whose reads fail: the same; a
 	// write whose commit is lost: the commit and the fences (3 timeouts).
 	for _, op := range []struct {
@@ -148,7 +148,7 @@ func TestEtcdOutage(t *testing.T) {
 		}
 		t.Logf("%s with etcd down: error after %v: %v", op.name, d.Round(time.Millisecond), err)
 	}
-	if err := c.start(0); err != nil {
+	if err := c.Start(0); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

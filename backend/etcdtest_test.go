@@ -1,247 +1,27 @@
 package backend
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/mnemofs/mnemofs/internal/testetcd"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"time"
 )
 
-// Real etcd servers for the tests: the etcd-server Debian package's binary
-// (/usr/bin/etcd; MNEMOFS_ETCD names another), members on loopback ports,
-// data in a temporary directory, killed at the end. Without the binary
-// the etcd tests skip, or fail when MNEMOFS_REQUIRE_FUSE=1 (CI, whose
-// .ci/run installs etcd-server).
+// The etcd servers of the tests are internal/testetcd's.
 
-func etcdBinary(t testing.TB) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("MNEMOFS_ETCD"), "/usr/bin/etcd"} {
-		if p != "" {
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	if p, err := exec.LookPath("etcd"); err == nil {
-		return p
-	}
-	if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
-		t.Fatal("etcd required (MNEMOFS_REQUIRE_FUSE=1) but no etcd binary: apt-get install etcd-server")
-	}
-	t.Skip("no etcd binary (apt-get install etcd-server)")
-	return ""
-}
+func sharedEtcd(t *testing.T) []string { return testetcd.Shared(t) }
 
-type etcdMember struct {
-	name, dir, client, peer string
-	cmd                     *exec.Cmd
-}
+func startCluster(t *testing.T, n int) *testetcd.Cluster { return testetcd.StartCluster(t, n) }
 
-type etcdCluster struct {
-	bin, initial, token string
-	mu                  sync.Mutex
-	members             []*etcdMember
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// newCluster starts n members with their data under root and waits until
-// every one answers.
-func newCluster(bin, root string, n int) (*etcdCluster, error) {
-	var id [4]byte
-	rand.Read(id[:])
-	c := &etcdCluster{bin: bin, token: "mnemofs-test-" + hex.EncodeToString(id[:])}
-	var initial []string
-	for i := 0; i < n; i++ {
-		cp, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		pp, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		m := &etcdMember{name: fmt.Sprintf("m%d", i), dir: filepath.Join(root, fmt.Sprintf("m%d", i)),
-			client: fmt.Sprintf("http://127.0.0.1:%d", cp), peer: fmt.Sprintf("http://127.0.0.1:%d", pp)}
-		c.members = append(c.members, m)
-		initial = append(initial, m.name+"="+m.peer)
-	}
-	c.initial = strings.Join(initial, ",")
-	for i := range c.members {
-		if err := c.start(i); err != nil {
-			c.stop()
-			return nil, err
-		}
-	}
-	for i := range c.members {
-		if err := c.waitHealthy(i, 20*time.Second); err != nil {
-			c.stop()
-			return nil, err
-		}
-	}
-	return c, nil
-}
-
-// start runs member i (again, on its data, after a kill).
-func (c *etcdCluster) start(i int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m := c.members[i]
-	logf, err := os.OpenFile(m.dir+".log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	cmd := exec.Command(c.bin, "--name", m.name, "--data-dir", m.dir,
-		"--listen-client-urls", m.client, "--advertise-client-urls", m.client,
-		"--listen-peer-urls", m.peer, "--initial-advertise-peer-urls", m.peer,
-		"--initial-cluster", c.initial, "--initial-cluster-state", "new",
-		"--initial-cluster-token", c.token, "--logger", "zap", "--log-level", "error")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// The kernel kills it if the test binary dies first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	m.cmd = cmd
-	return nil
-}
-
-func (c *etcdCluster) waitHealthy(i int, d time.Duration) error {
-	m := c.members[i]
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.client}, DialTimeout: time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	deadline := time.Now().Add(d)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := cli.Get(clientv3.WithRequireLeader(ctx), "health")
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(m.dir + ".log")
-			return fmt.Errorf("etcd member %s not healthy after %v: %v\n%s", m.name, d, err, log)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// kill stops member i at once (SIGKILL), as a crash would.
-func (c *etcdCluster) kill(i int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m := c.members[i]; m.cmd != nil {
-		m.cmd.Process.Kill()
-		m.cmd.Wait()
-		m.cmd = nil
-	}
-}
-
-func (c *etcdCluster) stop() {
-	for i := range c.members {
-		c.kill(i)
-	}
-}
-
-func (c *etcdCluster) endpoints() []string {
-	var eps []string
-	for _, m := range c.members {
-		eps = append(eps, m.client)
-	}
-	return eps
-}
-
-// leader returns the index of the member that leads, or -1.
-func (c *etcdCluster) leader() int {
-	for i, m := range c.members {
-		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.client}, DialTimeout: time.Second, Logger: zap.NewNop()})
-		if err != nil {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		st, err := cli.Status(ctx, m.client)
-		cancel()
-		cli.Close()
-		if err == nil && st.Leader == st.Header.MemberId {
-			return i
-		}
-	}
-	return -1
-}
-
-// startCluster starts n members for one test, stopped at its end.
-func startCluster(t *testing.T, n int) *etcdCluster {
-	t.Helper()
-	c, err := newCluster(etcdBinary(t), t.TempDir(), n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.stop)
-	return c
-}
-
-// shared is one single-member server for the tests that need no faults;
-// each test has a prefix of its own in it. TestMain stops it.
-var shared struct {
-	once sync.Once
-	dir  string
-	c    *etcdCluster
-	err  error
-}
-
-func sharedEtcd(t *testing.T) []string {
-	t.Helper()
-	bin := etcdBinary(t)
-	shared.once.Do(func() {
-		if shared.dir, shared.err = os.MkdirTemp("", "mnemofs-etcd-"); shared.err == nil {
-			shared.c, shared.err = newCluster(bin, shared.dir, 1)
-		}
-	})
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
-	return shared.c.endpoints()
-}
+func testPrefix(t *testing.T) string { return testetcd.Prefix(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.c != nil {
-		shared.c.stop()
-	}
-	if shared.dir != "" {
-		os.RemoveAll(shared.dir)
-	}
+	testetcd.StopShared()
 	os.Exit(code)
-}
-
-// testPrefix is a prefix no other test uses.
-func testPrefix(t *testing.T) string {
-	var id [4]byte
-	rand.Read(id[:])
-	return "mnemofs-test/" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + hex.EncodeToString(id[:])
 }
 
 // openEtcdKV opens a KV on eps under prefix, closed at the test's end.

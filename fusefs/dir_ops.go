@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"errors"
 	"syscall"
 	"time"
 
@@ -16,12 +17,24 @@ func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 	if d.fsys.readOnly {
 		return nil, nil, 0, syscall.EROFS
 	}
+	kind := store.PTCreate
 	i, err := d.fsys.st.Create(d.ino, name, mode&0o7777, owner(ctx))
+	if errors.Is(err, syscall.EEXIST) && flags&syscall.O_EXCL == 0 {
+		// Made by another host since the kernel looked (a shared
+		// store): open it, as open(2) without O_EXCL would have.
+		if i, err = d.fsys.st.Lookup(d.ino, name); err == nil && !i.IsReg() {
+			err = syscall.EISDIR
+		}
+		if err == nil && flags&syscall.O_TRUNC != 0 {
+			err = d.fsys.st.Truncate(i.Ino, 0)
+		}
+		kind = store.PTNone
+	}
 	if err != nil {
 		return nil, nil, 0, errno(err)
 	}
 	child := d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out)
-	fh, fl, e := child.Operations().(*fileNode).open(flags, store.PTCreate)
+	fh, fl, e := child.Operations().(*fileNode).open(flags, kind)
 	if e != 0 {
 		return nil, nil, 0, e
 	}

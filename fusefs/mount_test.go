@@ -28,15 +28,12 @@ type testFS struct {
 func mountAt(t testing.TB, data string, o store.Options) *testFS {
 	t.Helper()
 	testfuse.Require(t)
-	kv, err := backend.OpenBadger(filepath.Join(data, "db"), backend.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kv := testKV(t, data)
 	n := NewNotifier()
 	eng := views.NewEngine(nil)
 	o.Notify = n
 	o.Reserved = ReservedNames()
-	if o.BlobDir == "" {
+	if o.BlobDir == "" && !onEtcd() {
 		o.BlobDir = filepath.Join(data, "blobs") // as the binary does
 	}
 	o.OnChange = eng.Handle

@@ -55,6 +55,7 @@ func waitXattr(t *testing.T, p, name, want string) {
 func TestPassthrough(t *testing.T) {
 	// Not parallel: it counts the writes that reach any daemon of this
 	// process (latWrite is the package's).
+	needLocalFiles(t)
 	data := t.TempDir()
 	tf := mountAt(t, data, store.Options{ScratchAge: -1})
 	if kernelPassthrough() != tf.st.PassthroughOn() {

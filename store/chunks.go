@@ -58,20 +58,8 @@ func (s *Store) dropStale(f *openFile) error {
 	if err != nil {
 		return err
 	}
-	for len(stale) > 0 {
-		n := min(len(stale), 10000)
-		err := s.kv.Update(func(t backend.Txn) error {
-			for _, k := range stale[:n] {
-				if err := t.Delete(k); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		stale = stale[n:]
+	if err := backend.DeleteKeys(s.kv, stale); err != nil {
+		return err
 	}
 	f.truncFloor = math.MaxUint64
 	return nil

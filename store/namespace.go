@@ -101,6 +101,11 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 		p.Subdirs++
 	}
 	err = s.update(func(t backend.Txn) error {
+		if s.shared {
+			if err := sharedCreate(t, dir, name, p, now, i.IsDir()); err != nil {
+				return err
+			}
+		}
 		if extra != nil {
 			if err := extra(t, i); err != nil {
 				return err
@@ -111,6 +116,9 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 		}
 		return t.Set(backend.DirentKey(dir, name), encodeDirent(ino, mode))
 	}, p)
+	if errors.Is(err, syscall.EEXIST) {
+		s.dcDrop(dir) // another host made it: look again
+	}
 	if err != nil {
 		return nil, err
 	}

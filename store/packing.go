@@ -81,7 +81,12 @@ func (s *Store) packSome(cands []uint64) ([]uint64, error) {
 	var group []Inode // snapshots
 	var vers []recVersion
 	raw := uint64(0)
-	for len(cands) > 0 && len(group) < packFiles {
+	limit := packFiles
+	if l := int(s.packLimit.Load()); l > 0 {
+		limit = l
+	}
+	all := cands
+	for len(cands) > 0 && len(group) < limit {
 		i, err := s.inode(cands[0])
 		if err != nil || !s.packable(i) {
 			cands = cands[1:] // gone or changed since the walk
@@ -127,7 +132,14 @@ func (s *Store) packSome(cands []uint64) ([]uint64, error) {
 		}
 		files[k].PackOff = offs[k]
 	}
-	return cands, s.writePack(files, v)
+	err = s.writePack(files, v)
+	if errors.Is(err, backend.ErrTxnTooBig) && len(files) > 1 {
+		// The engine's transactions are smaller (etcd: 128 operations,
+		// three a member): smaller packs from now on, this group again.
+		s.packLimit.Store(int32(len(files) / 2))
+		return all, nil
+	}
+	return cands, err
 }
 
 // recVersion identifies a committed content: every commit that changes

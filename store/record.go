@@ -144,8 +144,9 @@ func (s *Store) flushAccess() error {
 		inos = append(inos, ino)
 	}
 	// A few hundred records per transaction: within Badger's limit, and
-	// writers wait for one slice at a time, not for all of them.
-	const perTxn = 256
+	// writers wait for one slice at a time, not for all of them; fewer
+	// when the engine's limit is lower (etcd: 128 operations).
+	perTxn := 256
 	for len(inos) > 0 {
 		part := inos[:min(perTxn, len(inos))]
 		s.mu.Lock()
@@ -171,6 +172,10 @@ func (s *Store) flushAccess() error {
 			s.recs.Forget(ino)
 		}
 		s.unlock()
+		if errors.Is(err, backend.ErrTxnTooBig) && len(part) > 1 {
+			perTxn = len(part) / 2
+			continue
+		}
 		if err != nil {
 			s.requeueAccess(inos, pending)
 			return err

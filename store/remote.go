@@ -1,6 +1,9 @@
 package store
 
 import (
+	"errors"
+	"syscall"
+
 	"github.com/mnemofs/mnemofs/backend"
 )
 
@@ -148,4 +151,32 @@ func (s *Store) dropPolicy() {
 	s.pol.Store(nil)
 	s.ign.Store(nil)
 	s.red.Store(nil)
+}
+
+// sharedCreate makes a create on a shared store safe against another
+// host's: inside the transaction it reads the entry (EEXIST when another
+// host made it since this host's cache was filled) and the parent as
+// stored, and applies the create's change (times, subdirectory count) to
+// that, not to this host's cached copy; both reads are in the read set,
+// so a concurrent create elsewhere makes the commit run this again.
+func sharedCreate(t backend.Txn, dir uint64, name string, p *Inode, now int64, isDir bool) error {
+	if _, err := t.Get(backend.DirentKey(dir, name)); err == nil {
+		return syscall.EEXIST
+	} else if !errors.Is(err, backend.ErrNotFound) {
+		return err
+	}
+	v, err := t.Get(backend.InodeKey(dir))
+	if err != nil {
+		return err
+	}
+	stored, err := decodeInode(v)
+	if err != nil {
+		return err
+	}
+	*p = *stored
+	p.Mtime, p.Ctime = now, now
+	if isDir {
+		p.Subdirs++
+	}
+	return nil
 }

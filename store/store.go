@@ -111,6 +111,10 @@ type Store struct {
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
 
+	// packLimit, when set, is fewer members a pack than packFiles: the
+	// engine refused a bigger pack's transaction (packing.go).
+	packLimit atomic.Int32
+
 	// shared: other hosts change the KV too; stopWatch ends the watch of
 	// their changes (remote.go).
 	shared    bool

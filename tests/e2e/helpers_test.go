@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemofs/mnemofs/internal/testetcd"
 	"github.com/mnemofs/mnemofs/internal/testfuse"
 )
 
@@ -56,6 +57,7 @@ func TestMain(m *testing.M) {
 	}
 	mnemofsBin = bin
 	code := m.Run()
+	testetcd.StopShared()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -76,6 +78,9 @@ func runMnemofs(t testing.TB, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mnemofsBin, args...)
+	if d := dataArg(args); d != "" {
+		withBackend(t, cmd, d)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -144,6 +149,7 @@ func startMount(t testing.TB, data, mnt string, extra ...string) *mountProc {
 	args := append([]string{"mount", "--data", data}, extra...)
 	m := &mountProc{mnt: mnt, data: data, done: make(chan struct{})}
 	m.cmd = exec.Command(mnemofsBin, append(args, mnt)...)
+	withBackend(t, m.cmd, data)
 	m.cmd.Stderr = &m.stderr
 	pipe, err := m.cmd.StdoutPipe()
 	if err != nil {

@@ -31,6 +31,7 @@ import (
 // crash on a full disk leaves behind.
 func TestHostileFullDisk(t *testing.T) {
 	t.Parallel()
+	needLocalStore(t) // the data directory's disk and kdf.json
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a tmpfs")
 	}

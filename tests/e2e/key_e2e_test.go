@@ -103,6 +103,7 @@ func TestKeyFileOfAnotherUser(t *testing.T) {
 // TestPassphraseKey: a passphrase goes through argon2id with the salt kept
 // in DATA/kdf.json; file and environment agree; a wrong one is refused.
 func TestPassphraseKey(t *testing.T) {
+	needLocalStore(t) // the data directory's disk and kdf.json
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	pass := "correct horse battery staple"

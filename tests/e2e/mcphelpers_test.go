@@ -35,6 +35,7 @@ func startMCP(t testing.TB, data string, extra ...string) *mcpProc {
 	t.Helper()
 	p := &mcpProc{t: t}
 	p.cmd = exec.Command(mnemofsBin, append([]string{"mcp", "--data", data}, extra...)...)
+	withBackend(t, p.cmd, data)
 	p.cmd.Stderr = &p.stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "mnemofs-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -234,6 +235,7 @@ func startHTTPMCPAt(t *testing.T, data, tokenFile, addr string, extra ...string)
 	h := &httpMCP{}
 	args := append([]string{"mcp", "--data", data, "--http", addr, "--token-file", tokenFile}, extra...)
 	h.cmd = exec.Command(mnemofsBin, args...)
+	withBackend(t, h.cmd, data)
 	pipe, err := h.cmd.StderrPipe()
 	check(t, err)
 	check(t, h.cmd.Start())
