@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"runtime"
 	"sort"
@@ -51,6 +52,9 @@ type Report struct {
 	DryRun  bool      `json:"dry_run"`
 	Actions []Action  `json:"actions"`
 	Errors  []string  `json:"errors"`
+	// Skipped, on a shared store, names the host whose pass was running:
+	// this one did nothing (one pass at a time across the hosts).
+	Skipped string `json:"skipped,omitempty"`
 	// failed is Errors with the memory each is about (0: none).
 	failed []failure
 }
@@ -67,6 +71,17 @@ func (r *Report) fail(ino uint64, format string, a ...any) {
 	r.failed = append(r.failed, failure{e, ino})
 }
 
+// passLease bounds how long a pass holds the store's maintenance lease: a
+// host that dies mid-pass stops blocking the others after it.
+const passLease = 30 * time.Minute
+
+// hostID names this process in the lease and the pass log: the host name
+// and the process id (two mounts on one machine are two hosts of a team).
+func hostID() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d", h, os.Getpid())
+}
+
 // Maintain runs one pass over the whole store st, whoever it is open for
 // (maintenance is the operator's: what it writes belongs to the memories'
 // own users, and each viewer of meta/maintenance.log sees only the
@@ -79,12 +94,25 @@ func Maintain(st *store.Store, o Options) (*Report, error) {
 	if now.IsZero() {
 		now = st.Now()
 	}
+	r := &Report{Now: now.UTC(), DryRun: o.DryRun, Actions: []Action{}, Errors: []string{}}
+	if st.Shared() && !o.DryRun {
+		// One pass at a time across the hosts of a shared store.
+		me := hostID()
+		ok, holder, err := st.TakeLease("maintenance", me, passLease)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			r.Skipped = holder
+			return r, nil
+		}
+		defer st.DropLease("maintenance", me)
+	}
 	pol := st.Policy()
 	op, err := st.Operator()
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Now: now.UTC(), DryRun: o.DryRun, Actions: []Action{}, Errors: []string{}}
 	var mems []store.Info
 	if err := st.AllMemories(func(in store.Info) error { mems = append(mems, in); return nil }); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -102,7 +101,7 @@ func Log(st *store.Store, may func(ino uint64) bool) ([]byte, error) {
 // who could see the memory ino before the pass.
 func appendToLog(st *store.Store, r *Report, audience map[uint64]store.Info) error {
 	p := logPass{Now: r.Now}
-	p.Host, _ = os.Hostname()
+	p.Host = hostID()
 	line := func(text string, isErr bool, ino uint64) logLine {
 		l := logLine{Text: text, Error: isErr, Ino: ino}
 		if in, ok := audience[ino]; ok {

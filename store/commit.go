@@ -122,6 +122,7 @@ const (
 	partChunks  commitParts = 1 << iota // the dirty chunks, and the drop of stale ones
 	partVersion                         // the version the policy keeps
 	partMeta                            // the inode, the record, the live mark
+	partVersionHead                     // the version's record, its content already written
 	partAll     = partChunks | partVersion | partMeta
 )
 
@@ -142,8 +143,8 @@ func (w *commitWrite) apply(t backend.Txn, parts commitParts) error {
 			}
 		}
 	}
-	if parts&partVersion != 0 && w.keep {
-		if err := putVersion(t, w.snapshot, &w.prevRec, w.version, w.now); err != nil {
+	if parts&(partVersion|partVersionHead) != 0 && w.keep {
+		if err := putVersion(t, w.snapshot, &w.prevRec, w.version, w.now, parts&partVersion != 0); err != nil {
 			return err
 		}
 	}
@@ -309,9 +310,10 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 }
 
 // writeCommit writes w: in one transaction, or when that is too big for
-// the engine, the chunks in a batch first (not yet pointed at: harmless
-// if the rest fails), then the version, then the inode and record; the
-// chunks the inode no longer points at go last. Caller holds s.mu.
+// the engine, the chunks and the kept version's content in a batch first
+// (not yet pointed at: harmless if the rest fails), then the version's
+// record, the inode and the record in one transaction; the chunks the
+// inode no longer points at go last. Caller holds s.mu.
 func (s *Store) writeCommit(w *commitWrite) error {
 	err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partAll) })
 	if !errors.Is(err, backend.ErrTxnTooBig) {
@@ -324,15 +326,16 @@ func (s *Store) writeCommit(w *commitWrite) error {
 			return err
 		}
 	}
-	if err := b.Flush(); err != nil {
-		return err
-	}
 	if w.keep {
-		if err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partVersion) }); err != nil {
+		if err := putVersionChunks(b, w.snapshot, &w.prevRec, w.version); err != nil {
+			b.Cancel()
 			return err
 		}
 	}
-	if err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partMeta) }); err != nil {
+	if err := b.Flush(); err != nil {
+		return err
+	}
+	if err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partVersionHead|partMeta) }); err != nil {
 		return err
 	}
 	// The inode points at its blob now: the chunks can go.

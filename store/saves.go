@@ -82,7 +82,7 @@ func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw
 			}
 			v := *oldRec
 			v.Lineage = l
-			if err := putVersion(t, old, &v, b[:n], s.now().UnixNano()); err != nil {
+			if err := putVersion(t, old, &v, b[:n], s.now().UnixNano(), true); err != nil {
 				return err
 			}
 		}

@@ -104,7 +104,7 @@ func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, e
 
 // putVersion writes version rec.Version of i (content b) in t, under the
 // memory's lineage.
-func putVersion(t backend.Txn, i *Inode, rec *Record, b []byte, now int64) error {
+func putVersion(t backend.Txn, i *Inode, rec *Record, b []byte, now int64, chunks bool) error {
 	n, ino := uint32(rec.Version), rec.lineage(i.Ino)
 	h, err := json.Marshal(Version{N: n, Size: uint64(len(b)), SHA256: rec.SHA256, Modified: rec.Modified, Saved: now,
 		Users: rec.audience(), Unsure: rec.unsure(), Known: true, Uid: i.Uid, Gid: i.Gid, Mode: i.Mode})
@@ -114,6 +114,18 @@ func putVersion(t backend.Txn, i *Inode, rec *Record, b []byte, now int64) error
 	if err := t.Set(backend.VersionKey(ino, n), h); err != nil {
 		return err
 	}
+	if chunks {
+		return putVersionChunks(t, i, rec, b)
+	}
+	return nil
+}
+
+// setter is a Txn or a Batch.
+type setter interface{ Set(k, v []byte) error }
+
+// putVersionChunks writes the content of the version putVersion records.
+func putVersionChunks(t setter, i *Inode, rec *Record, b []byte) error {
+	n, ino := uint32(rec.Version), rec.lineage(i.Ino)
 	for off, idx := 0, uint32(0); off < len(b); off, idx = off+ChunkSize, idx+1 {
 		if err := t.Set(backend.VersionChunkKey(ino, n, idx), b[off:min(len(b), off+ChunkSize)]); err != nil {
 			return err

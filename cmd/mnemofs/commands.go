@@ -92,6 +92,10 @@ func maintainCmd() *cobra.Command {
 			if asJSON {
 				return printJSON(r)
 			}
+			if r.Skipped != "" {
+				fmt.Printf("skipped: a pass is running on %s (one pass at a time on a shared store)\n", r.Skipped)
+				return nil
+			}
 			verb := ""
 			if r.DryRun {
 				verb = "would "

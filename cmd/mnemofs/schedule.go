@@ -30,6 +30,8 @@ func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
 			last = time.Now()
 			r, err := lifecycle.Maintain(st, lifecycle.Options{})
 			switch {
+			case err == nil && r.Skipped != "":
+				logger.Printf("maintenance: skipped, %s is running a pass", r.Skipped)
 			case err != nil:
 				logger.Printf("maintenance: %v", err)
 			case len(r.Actions) > 0 || len(r.Errors) > 0:
