@@ -119,11 +119,11 @@ type commitWrite struct {
 type commitParts uint8
 
 const (
-	partChunks  commitParts = 1 << iota // the dirty chunks, and the drop of stale ones
-	partVersion                         // the version the policy keeps
-	partMeta                            // the inode, the record, the live mark
-	partVersionHead                     // the version's record, its content already written
-	partAll     = partChunks | partVersion | partMeta
+	partChunks      commitParts = 1 << iota // the dirty chunks, and the drop of stale ones
+	partVersion                             // the version the policy keeps
+	partMeta                                // the inode, the record, the live mark
+	partVersionHead                         // the version's record, its content already written
+	partAll         = partChunks | partVersion | partMeta
 )
 
 // apply writes the parts of w in t.
