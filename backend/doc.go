@@ -20,7 +20,8 @@
 // # etcd
 //
 // OpenEtcd (etcd.go) is a KV on an etcd v3 cluster, for one store shared by
-// several hosts (issue 19; not yet wired into the mount or the CLI). Its
+// several hosts (--backend etcd://...; README's team section). It is also a
+// Watcher (etcd_watch.go): the store follows other hosts' commits. Its
 // keys are under a prefix, P/k/<key>, so that several stores share a
 // cluster. It keeps the invariants above with these differences:
 //   - Update is an optimistic transaction: reads at a snapshot revision
@@ -48,6 +49,13 @@
 //     cluster gives an error, not a hang.
 //   - With an encryption key, values are sealed with AES-GCM before they
 //     leave the process (etcd_crypt.go); keys, hence file names, are not.
+//
+// # Other engines
+//
+// TiKV (as JuiceFS uses it) has the same shape: ordered keys, optimistic
+// transactions with a commit-time conflict check, a change feed (TiCDC).
+// A KV on it would implement KV and Watcher the same way, with its own
+// limits (txn-total-size-limit) behind ErrTxnTooBig. None is written.
 //
 // The tests hold Badger and etcd to one contract (kv_conformance_test.go)
 // against a real etcd started on loopback (the etcd-server package).

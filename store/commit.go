@@ -54,7 +54,9 @@ func (s *Store) commit(f *openFile) error {
 	var ev []Change
 	if err == nil {
 		ev, err = s.commitLocked(f)
-		for try := 0; errors.Is(err, errRebase) && try < maxRebases; try++ {
+		start := time.Now()
+		for try := 0; errors.Is(err, errRebase) && time.Since(start) < rebaseFor; try++ {
+			rebaseWait(try)
 			if err = s.rebaseLocked(f); err == nil {
 				ev, err = s.commitLocked(f)
 			}

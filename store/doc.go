@@ -27,6 +27,11 @@
 //     hash state of recently written files (appends read nothing back).
 //   - A store opened for a user (Options.User, isolation.go) hides the
 //     memories of others.
+//   - A shared store (the KV is a backend.Watcher: etcd) follows other
+//     hosts' commits (remote.go: forget what is cached of the keys they
+//     changed, notify kernel and views); its creates check entry and parent
+//     inside the transaction, its appends rebase on another host's
+//     (rebase.go), and leases (lease.go) give one host a job at a time.
 //   - A free-space reserve (space.go) refuses writes with ENOSPC before
 //     the disk is so full that Badger's memory-mapped logs would fault.
 //   - Maintenance is package lifecycle's: it plans a pass from

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
 )
 
 // RootIno is the inode number of the root directory.
@@ -185,4 +187,31 @@ func decodeDirent(b []byte) (uint64, uint32, error) {
 		return 0, 0, errCorrupt
 	}
 	return binary.BigEndian.Uint64(b), binary.BigEndian.Uint32(b[8:]), nil
+}
+
+// allocIno returns a fresh inode number. Caller holds mu. Numbers are
+// leased idLease at a time from a counter in the KV, in one transaction:
+// on a shared store two hosts' leases conflict and one takes the next
+// range, so numbers are unique across hosts with no round trip per create.
+func (s *Store) allocIno() (uint64, error) {
+	if s.idNext == s.idEnd {
+		var hwm uint64
+		err := s.kv.Update(func(t backend.Txn) error {
+			v, err := t.Get(backend.StoreKey("nextino"))
+			if err != nil {
+				return err
+			}
+			if len(v) != 8 {
+				return fmt.Errorf("store: corrupt inode counter")
+			}
+			hwm = binary.BigEndian.Uint64(v)
+			return t.Set(backend.StoreKey("nextino"), binary.BigEndian.AppendUint64(nil, hwm+idLease))
+		})
+		if err != nil {
+			return 0, err
+		}
+		s.idNext, s.idEnd = hwm, hwm+idLease
+	}
+	s.idNext++
+	return s.idNext - 1, nil
 }

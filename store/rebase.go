@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
@@ -23,8 +25,17 @@ import (
 
 var errRebase = errors.New("store: the file grew under an append (another host appended)")
 
-// maxRebases bounds how often one commit starts over on a busy log.
-const maxRebases = 64
+// rebaseFor bounds how long one commit keeps starting over on a busy log
+// (then it fails: EIO); between tries it waits a growing, jittered while,
+// so that a host whose rebases are slow (each reads the log back to hash
+// it) is not starved by hosts committing quick appends.
+const rebaseFor = 10 * time.Second
+
+// rebaseWait sleeps before rebase try n.
+func rebaseWait(n int) {
+	d := time.Millisecond << min(n, 5)
+	time.Sleep(d/2 + rand.N(d/2))
+}
 
 // checkBase fails with errRebase when the stored size is not w.base.
 func (w *commitWrite) checkBase(t backend.Txn) error {

@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"log"
 	"sync"
 	"sync/atomic"
@@ -274,30 +273,6 @@ func (s *Store) init() error {
 }
 
 func putInode(t backend.Txn, i *Inode) error { return t.Set(backend.InodeKey(i.Ino), i.encode()) }
-
-// allocIno returns a fresh inode number. Caller holds mu.
-func (s *Store) allocIno() (uint64, error) {
-	if s.idNext == s.idEnd {
-		var hwm uint64
-		err := s.kv.Update(func(t backend.Txn) error {
-			v, err := t.Get(backend.StoreKey("nextino"))
-			if err != nil {
-				return err
-			}
-			if len(v) != 8 {
-				return fmt.Errorf("store: corrupt inode counter")
-			}
-			hwm = binary.BigEndian.Uint64(v)
-			return t.Set(backend.StoreKey("nextino"), binary.BigEndian.AppendUint64(nil, hwm+idLease))
-		})
-		if err != nil {
-			return 0, err
-		}
-		s.idNext, s.idEnd = hwm, hwm+idLease
-	}
-	s.idNext++
-	return s.idNext - 1, nil
-}
 
 // inode returns the cached inode, loading it from the KV. The pointer is
 // shared: read fields under icMu, change them only under mu + icMu.

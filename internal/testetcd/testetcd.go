@@ -23,7 +23,6 @@ import (
 	"go.uber.org/zap"
 )
 
-
 // (/usr/bin/etcd; MNEMOFS_ETCD names another), members on loopback ports,
 // data in a temporary directory, killed at the end. Without the binary
 // the etcd tests skip, or fail when MNEMOFS_REQUIRE_FUSE=1 (CI, whose
