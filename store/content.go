@@ -205,6 +205,12 @@ func (s *Store) writeLocked(f *openFile, data []byte, off int64, atEnd bool) (in
 	if uint64(off) != size {
 		f.appendOnly = false
 	}
+	if !f.masked && !f.modified && f.blob == nil && s.blobGenOf(i) == 0 && s.storeMasked(f.ino) {
+		// Opened for reading first (the kernel's release of that handle
+		// may come after this writer's open, which then joined it): the
+		// first write makes it masked, as an open for writing would have.
+		f.masked = true
+	}
 	if f.masked && end > maxMasked {
 		return 0, syscall.EFBIG // held in memory until masked (redact.go)
 	}
