@@ -22,6 +22,13 @@ var (
 	// ErrConflict is returned by Update on a shared store (etcd) when its
 	// transaction conflicted with other clients' on every retry.
 	ErrConflict = errors.New("backend: transaction conflicted on every retry")
+	// ErrUnavailable is returned by a shared store's KV (etcd) when its
+	// cluster does not answer: no member reachable within the timeout.
+	ErrUnavailable = errors.New("backend: the cluster does not answer")
+	// ErrOutcomeUnknown is returned by Update on etcd when the commit was
+	// sent and no answer came back, nor could it be learnt in time: it may
+	// or may not have applied (it is not acknowledged).
+	ErrOutcomeUnknown = errors.New("backend: commit outcome unknown, not acknowledged")
 	// ErrReadOnly is returned by every write through ReadOnly.
 	ErrReadOnly = errors.New("backend: store is open read-only")
 )

@@ -125,6 +125,9 @@ type EtcdOptions struct {
 	Retries int
 	// PageSize is the number of keys one scan request asks for (default 256).
 	PageSize int
+	// Logf receives the lines that say the cluster stopped and started
+	// answering (etcd_health.go); nil: not logged.
+	Logf func(format string, a ...any)
 }
 
 const (
@@ -158,6 +161,9 @@ type etcdKV struct {
 	closeMu sync.Mutex
 	fences  atomic.Int64 // commits whose answer was lost (tests read it)
 	openRev int64        // the cluster's revision when opened (etcd_watch.go)
+	// unreachable: the cluster did not answer (etcd_health.go).
+	unreachable atomic.Bool
+	downSince   atomic.Int64
 	// loseAnswer, set by tests, makes a commit's answer look lost.
 	loseAnswer func() bool
 }
@@ -233,8 +239,10 @@ func OpenEtcd(o EtcdOptions) (KV, error) {
 // reqCtx bounds one request.
 func (e *etcdKV) reqCtx() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(e.ctx, e.o.RequestTimeout)
-	return clientv3.WithRequireLeader(ctx), cancel
+	return ctxLeader(ctx), cancel
 }
+
+func ctxLeader(ctx context.Context) context.Context { return clientv3.WithRequireLeader(ctx) }
 
 // is reports whether err is the etcd error target (as the client returns
 // it, or as a gRPC status carrying its text).
@@ -254,6 +262,9 @@ func (e *etcdKV) mapErr(err error) error {
 		return fmt.Errorf("%w: %v", ErrNoSpace, err)
 	case e.closed.Load():
 		return ErrClosed
+	case noAnswer(err):
+		e.markDown(err)
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return fmt.Errorf("backend: etcd: %w", err)
 }

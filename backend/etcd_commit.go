@@ -17,6 +17,9 @@ func (e *etcdKV) View(fn func(Txn) error) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
+	if err := e.down(); err != nil {
+		return err
+	}
 	return fn(e.newTxn(false))
 }
 
@@ -24,6 +27,9 @@ func (e *etcdKV) Update(fn func(Txn) error) error {
 	for attempt := 0; ; attempt++ {
 		if e.closed.Load() {
 			return ErrClosed
+		}
+		if err := e.down(); err != nil {
+			return err
 		}
 		t := e.newTxn(true)
 		err := fn(t)
@@ -164,7 +170,7 @@ func (e *etcdKV) fence(s *slot, seq string, cause error) error {
 		}
 		if e.closed.Load() || time.Now().Add(wait).After(deadline) {
 			s.rev = -1
-			return fmt.Errorf("backend: etcd: commit outcome unknown, not acknowledged: %v (then %w)", cause, e.mapErr(err))
+			return fmt.Errorf("%w: %v (then %v)", ErrOutcomeUnknown, cause, e.mapErr(err))
 		}
 		time.Sleep(wait)
 		wait = min(2*wait, time.Second)

@@ -186,6 +186,9 @@ func (b *etcdBatch) Cancel()      { b.buf, b.bytes = map[string]bufOp{}, 0 }
 // one whose answer was lost is sent again, for up to three request
 // timeouts.
 func (e *etcdKV) blind(ops []clientv3.Op) error {
+	if err := e.down(); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(3 * e.o.RequestTimeout)
 	wait := 50 * time.Millisecond
 	for {

@@ -27,6 +27,8 @@ func errno(err error) syscall.Errno {
 		return syscall.ENOENT
 	case errors.Is(err, backend.ErrReadOnly):
 		return syscall.EROFS
+	case errors.Is(err, backend.ErrUnavailable):
+		return syscall.EIO // the backend said so once, not at every request
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return syscall.EINTR // the kernel interrupted the request
 	}

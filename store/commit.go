@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"math"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -62,8 +63,20 @@ func (s *Store) commit(f *openFile) error {
 			}
 		}
 	}
+	refused := errors.Is(err, backend.ErrUnavailable) && f.modified && !f.spilled && f.blob == nil
+	if refused {
+		// The backend does not answer (a shared store's cluster is down):
+		// the writes are refused, now, not at the last close, so that no
+		// reader (nor the kernel's pages) sees what was never stored.
+		f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
+		f.hash, f.hashPos, f.hashTried, f.truncFloor = nil, 0, false, math.MaxUint64
+	}
+	committed := f.committedSize
 	f.mu.Unlock()
 	s.deliver(ev)
+	if refused {
+		s.revertUncommitted(f.ino, committed)
+	}
 	if masked && s.opts.Notify != nil {
 		s.opts.Notify.Content(f.ino) // the kernel's pages hold what was written
 	}
@@ -190,7 +203,16 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	if err := s.writeCommit(w); err != nil {
-		s.recs.Forget(w.ino)
+		if errors.Is(err, backend.ErrUnavailable) {
+			// Nothing was written (a shared store's cluster is down): the
+			// record as it was stays readable from the cache.
+			s.recs.Set(w.ino, w.prevRec)
+		} else {
+			s.recs.Forget(w.ino)
+		}
+		if errors.Is(err, backend.ErrOutcomeUnknown) {
+			s.forget(w.ino) // the store has the commit or not: ask it
+		}
 		return nil, err
 	}
 	s.installCommit(f, &p, w)

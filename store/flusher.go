@@ -1,6 +1,11 @@
 package store
 
-import "time"
+import (
+	"errors"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
 
 // flusher is the store's clock: every 5 s it persists access statistics
 // and makes what was committed durable (durable.go); every
@@ -20,7 +25,7 @@ func (s *Store) flusher() {
 		case <-pt.C:
 			s.runDue(time.Now()) // deferred commits, sessions' ends (writestate.go)
 		case <-t.C:
-			if err := s.flushAccess(); err != nil {
+			if err := s.flushAccess(); err != nil && !errors.Is(err, backend.ErrUnavailable) { // said once by the KV
 				s.log.Printf("mnemofs: saving access times: %v", err)
 			}
 			// What was committed becomes durable, blob data before the

@@ -69,8 +69,11 @@ func (s *Store) readHot(ino uint64, f *openFile, dest []byte, off uint64) (n int
 	if size == 0 || size > HotFileMax || off >= size || !linked || !reg {
 		return 0, false, nil
 	}
-	if !s.hot.Probe(ino, off == 0) {
-		return 0, false, nil // read once: cached if read again soon
+	if !s.hot.Probe(ino, off == 0) && !s.shared {
+		// Read once: cached if read again soon. On a shared store a
+		// miss is a network round trip, and what is cached is what an
+		// outage leaves readable: cached at the first read.
+		return 0, false, nil
 	}
 	rec, err := s.storedRecord(ino)
 	if err != nil || rec.SHA256 == "" {

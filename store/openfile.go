@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
 )
 
 // Open states: one per inode with open handles, shared by them; Open
@@ -174,13 +176,18 @@ func (s *Store) Release(ino uint64) error {
 			}
 		}
 	}
-	stale := s.staleOpen[ino] && s.writes[ino] == nil
+	gone := s.writes[ino] == nil
+	stale := s.staleOpen[ino] && gone
 	if stale {
 		delete(s.staleOpen, ino)
 	}
+	committed := f.committedSize
 	s.filesMu.Unlock()
 	f.mu.Unlock()
-	if stale {
+	switch {
+	case err != nil && gone && errors.Is(err, backend.ErrUnavailable):
+		s.revertUncommitted(ino, committed) // refused: nothing was stored
+	case stale, err != nil && gone:
 		s.forgetStale(ino)
 	}
 	s.mu.Lock()

@@ -168,8 +168,10 @@ func (s *Store) flushAccess() error {
 			}
 			return nil
 		})
-		for _, ino := range part {
-			s.recs.Forget(ino)
+		if err == nil {
+			for _, ino := range part {
+				s.recs.Forget(ino)
+			}
 		}
 		s.unlock()
 		if errors.Is(err, backend.ErrTxnTooBig) && len(part) > 1 {

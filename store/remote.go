@@ -146,6 +146,25 @@ func (s *Store) forgetStale(ino uint64) {
 	s.notifyContent(ino)
 }
 
+// revertUncommitted puts the cached size of ino back to what was last
+// committed, after its last handle went with a commit that failed (the
+// backend refused it, or did not answer): the writes were not kept, so
+// neither this host's cache nor the kernel's pages may show them; what was
+// committed stays readable from the cache.
+func (s *Store) revertUncommitted(ino, committed uint64) {
+	s.mu.Lock()
+	s.icMu.Lock()
+	if i := s.inodes[ino]; i != nil && i.Size != committed {
+		c := i.clone()
+		c.Size = committed
+		s.inodes[ino] = c
+	}
+	s.icMu.Unlock()
+	s.tails.Forget(ino)
+	s.mu.Unlock()
+	s.notifyContent(ino)
+}
+
 // dropPolicy forgets the parsed policy and what is compiled from it.
 func (s *Store) dropPolicy() {
 	s.pol.Store(nil)

@@ -1,16 +1,12 @@
 package views
 
 import (
-	"bytes"
 	"errors"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
@@ -121,6 +117,9 @@ func (e *Engine) moved(ino uint64) bool {
 		return false
 	}
 	a, err := e.st.Attr(ino)
+	if e.unavailable(ino, err) {
+		return true // refreshed again when the backend answers
+	}
 	if err != nil || !a.IsReg() || len(a.Links) == 0 {
 		return false
 	}
@@ -192,12 +191,18 @@ func merge(batch []store.Change) []store.Change {
 func (e *Engine) refresh(ino uint64, content bool) {
 	in, err := e.st.Info(ino)
 	if err != nil {
+		if e.unavailable(ino, err) {
+			return
+		}
 		if errors.Is(err, syscall.ENOENT) {
 			e.drop(ino)
 		}
 		return
 	}
 	a, err := e.st.Attr(ino)
+	if e.unavailable(ino, err) {
+		return
+	}
 	if err != nil || !a.IsReg() || len(a.Links) == 0 {
 		if err == nil && a.IsReg() {
 			e.drop(ino) // unlinked meanwhile
@@ -220,6 +225,9 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		if errors.Is(err, syscall.ENOENT) {
 			e.drop(ino) // removed while being read; its Removed event follows
 			return
+		}
+		if e.unavailable(ino, err) {
+			return // kept as it was; again when the backend answers
 		}
 		if err != nil {
 			e.log.Printf("views: indexing %s: %v", in.Path, err)
@@ -290,84 +298,6 @@ func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]s
 		return parts, metas, lines, uint64(n), nil
 	}
 	return []search.Part{{Text: indexText(in, text), Meta: metaText(in)}}, nil, 0, 0, nil
-}
-
-// indexText is what search sees of a memory: the words among its metadata
-// values (tags, entities, names such as a speaker), its date in words, and
-// its body. Keys, identifiers and numbers in the front matter are left out:
-// they would match any query that mentions a number.
-func indexText(in store.Info, text string) string {
-	if in.BodyOffset <= 0 || in.BodyOffset > len(text) {
-		return text
-	}
-	var b strings.Builder
-	b.WriteString(metaText(in))
-	// The date in words, as questions put it ("in May 2023").
-	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
-	b.WriteString(text[in.BodyOffset:])
-	return b.String()
-}
-
-// metaText is the words among a memory's metadata values, one a line.
-func metaText(in store.Info) string {
-	var b strings.Builder
-	add := func(v string) {
-		if isWords(v) {
-			b.WriteString(v)
-			b.WriteByte('\n')
-		}
-	}
-	for _, list := range [][]string{in.Tags, in.Users} {
-		for _, v := range list {
-			add(v)
-		}
-	}
-	for _, v := range in.Entities {
-		_, val, _ := strings.Cut(v, ":")
-		add(val)
-	}
-	keys := make([]string, 0, len(in.Extra))
-	for k := range in.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if s, ok := in.Extra[k].(string); ok {
-			add(s)
-		}
-	}
-	return b.String()
-}
-
-// isBinary reports content that is not text: a NUL byte, or invalid
-// UTF-8, in its first 8 KiB.
-func isBinary(b []byte) bool {
-	b = b[:min(len(b), 8<<10)]
-	if bytes.IndexByte(b, 0) >= 0 {
-		return true
-	}
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n == 1 && len(b) >= utf8.UTFMax {
-			return true // a cut rune at the very end is fine
-		}
-		b = b[n:]
-	}
-	return false
-}
-
-// isWords reports text made of letters and spaces only (no digits, no
-// identifiers), at most a short phrase.
-func isWords(s string) bool {
-	if s == "" || len(s) > 200 {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) && r != ' ' && r != '-' && r != '\'' {
-			return false
-		}
-	}
-	return true
 }
 
 // rescanTree brings every file below the moved directory dir up to date

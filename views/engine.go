@@ -50,6 +50,8 @@ type Engine struct {
 	st  *store.Store
 	idx *search.Index
 	log *log.Logger
+	// retry: memories to refresh again once the backend answers (retry.go).
+	retry retries
 
 	// mu guards cat, gen, the facets and the caches below. Only the
 	// worker changes cat, hidden and facets.

@@ -74,6 +74,7 @@ func openKV(dataDir string, logger *log.Logger) (kv backend.KV, where string, sh
 		return nil, "", false, err
 	}
 	where = u
+	o.Logf = logger.Printf
 	raw, err := rawKey()
 	if err != nil {
 		return nil, "", false, err
