@@ -7,6 +7,8 @@ import "encoding/binary"
 // scans return them in numeric order.
 //
 //	s<name>                     store-wide values: "s" + "version", "nextino",
+//	                            "lease/<name>" (store/lease.go: the
+//	                            maintenance pass, "host/<id>" presences),
 //	                            "setting/<name>" (meta/policy.yaml: "policy"),
 //	                            "<journal>/<key>" (store/journals.go; the
 //	                            passes of meta/maintenance.log: "maintlog/<time>")
@@ -21,7 +23,9 @@ import "encoding/binary"
 //	m<ino:8>                    memory metadata (JSON store.Record: front
 //	                            matter, hash, version, access, owner, trash)
 //	o<ino:8>                    orphan: unlinked while open, content freed
-//	                            on last close or at the next start
+//	                            on last close or at the next start; on a
+//	                            shared store its value names the host
+//	                            that has it open (store/hosts.go)
 //	v<lin:8><n:4>               an old version N of a memory (JSON
 //	                            store.Version: size, sha256, times), keyed
 //	                            by its lineage: the inode the memory was

@@ -25,6 +25,7 @@ func (s *Store) flusher() {
 		case <-pt.C:
 			s.runDue(time.Now()) // deferred commits, sessions' ends (writestate.go)
 		case <-t.C:
+			s.hostChores()
 			if err := s.flushAccess(); err != nil && !errors.Is(err, backend.ErrUnavailable) { // said once by the KV
 				s.log.Printf("mnemofs: saving access times: %v", err)
 			}

@@ -34,7 +34,7 @@ func (s *Store) TakeLease(name, holder string, ttl time.Duration) (bool, string,
 		ok, cur = false, ""
 		if v, err := t.Get(k); err == nil {
 			var l lease
-			if json.Unmarshal(v, &l) == nil && l.Holder != holder && time.Now().UnixNano() < l.Until {
+			if json.Unmarshal(v, &l) == nil && l.Holder != holder && leaseLive(v) {
 				cur = l.Holder
 				return nil
 			}
@@ -68,4 +68,10 @@ func (s *Store) DropLease(name, holder string) error {
 		}
 		return t.Delete(k)
 	})
+}
+
+// leaseLive reports whether the stored lease v has not lapsed.
+func leaseLive(v []byte) bool {
+	var l lease
+	return json.Unmarshal(v, &l) == nil && time.Now().UnixNano() < l.Until
 }

@@ -31,6 +31,7 @@ func (s *Store) startWatch(kv backend.KV) {
 		return
 	}
 	s.shared = true
+	s.hostID = newHostID()
 	s.stopWatch = w.Watch(s.remote)
 }
 

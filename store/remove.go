@@ -155,7 +155,7 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 	}
 	err = s.update(func(t backend.Txn) error {
 		if last && open {
-			if err := t.Set(backend.OrphanKey(i.Ino), nil); err != nil {
+			if err := t.Set(backend.OrphanKey(i.Ino), s.orphanTag()); err != nil {
 				return err
 			}
 		}

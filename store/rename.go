@@ -178,7 +178,7 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 			return err
 		}
 		if dstOpen {
-			if err := t.Set(backend.OrphanKey(dstIno), nil); err != nil {
+			if err := t.Set(backend.OrphanKey(dstIno), s.orphanTag()); err != nil {
 				return err
 			}
 		}

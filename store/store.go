@@ -118,6 +118,10 @@ type Store struct {
 	// their changes (remote.go).
 	shared    bool
 	stopWatch func()
+	// hostID names this store's host among those of a shared store
+	// (hosts.go).
+	hostID    string
+	lastSweep time.Time // flusher only
 
 	stop chan struct{}
 	done sync.WaitGroup
@@ -175,22 +179,6 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	return s, nil
 }
 
-// startUp repairs what a crash left: orphans, blob files, live marks.
-// On a shared store an orphan may be another host's open file, so orphans
-// are not freed at start there: those a killed host left keep their
-// content until freed by hand (a known gap, README's team store section).
-func (s *Store) startUp() error {
-	if !s.shared {
-		if err := s.cleanOrphans(); err != nil {
-			return err
-		}
-	}
-	if err := s.cleanBlobs(); err != nil {
-		return err
-	}
-	return s.settleLiveMarks()
-}
-
 // ErrNoStore is returned by a read-only Open of a KV that holds no store
 // yet (it cannot be initialised without writing).
 var ErrNoStore = errors.New("store: no store here yet (a read-only open cannot create one)")
@@ -202,6 +190,9 @@ func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 func (s *Store) Close() error {
 	close(s.stop)
 	s.done.Wait()
+	if s.shared && !s.opts.ReadOnly {
+		s.DropLease("host/"+s.hostID, s.hostID) // best effort: it lapses anyway
+	}
 	if s.stopWatch != nil {
 		s.stopWatch()
 	}
