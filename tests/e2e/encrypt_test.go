@@ -42,6 +42,16 @@ func TestEncryptionAtRest(t *testing.T) {
 		}
 		return err
 	}))
+	if onEtcd() {
+		// The store is in etcd: it must not see the canary either.
+		dump := etcdDump(t, data)
+		if bytes.Contains(dump, []byte("CANARY-")) {
+			t.Fatal("canary in plain text in etcd")
+		}
+		if !bytes.Contains(dump, []byte("/k/")) {
+			t.Fatal("nothing of the store in etcd: the check above proves nothing")
+		}
+	}
 	if found {
 		return
 	}
