@@ -66,8 +66,9 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 			// write; answer it without a round trip into the store.
 			IgnoreSecurityLabels: true,
 			// flock/fcntl locks are left to the kernel: all users of
-			// the store go through this one mount, so kernel-local
-			// locks are exact.
+			// a local store go through this one mount, so kernel-local
+			// locks are exact. On a shared store (etcd) they are per
+			// host, as the README says.
 			EnableLocks: false,
 			// The page cache is kept right explicitly: every change
 			// through the kernel updates it, the store announces its
