@@ -265,9 +265,12 @@ func TestConcurrentProcesses(t *testing.T) {
 			paths = append(paths, r.Path)
 		}
 		want := surviving[word]
+		// Only the file holding the word matches it; a directory of
+		// short files is also a sequence (search's sequence prior), whose
+		// other members may follow it without a match of their own.
 		switch {
-		case want != "" && (len(paths) != 1 || paths[0] != want):
-			t.Errorf("search %s finds %q, want [%s]", word, paths, want)
+		case want != "" && (len(paths) == 0 || paths[0] != want || slices.Contains(paths[1:], want)):
+			t.Errorf("search %s finds %q, want %s first", word, paths, want)
 		case want == "" && len(paths) != 0:
 			t.Errorf("search %s finds %q for a file no longer in the tree", word, paths)
 		}
@@ -279,8 +282,8 @@ func TestConcurrentProcesses(t *testing.T) {
 			break
 		}
 		names := lsNames(t, tf.path("search/"+word))
-		if want := "01-" + filepath.Base(surviving[word]); len(names) != 2 || names[1] != want {
-			t.Errorf("search/%s lists %q, want [.results %s]", word, names, want)
+		if want := "01-" + filepath.Base(surviving[word]); len(names) < 2 || names[1] != want {
+			t.Errorf("search/%s lists %q, want [.results %s ...]", word, names, want)
 		}
 	}
 
