@@ -264,9 +264,10 @@ func TestTeamSurvivesLeaderLossAndAKilledHost(t *testing.T) {
 			t.Fatalf("a write failed while the leader was lost: %v", err)
 		}
 	}
-	got, err := os.ReadFile(log)
-	check(t, err)
-	checkLines(t, got, n, "a", "b")
+	// Each host's last commits reach the other through the watch: a
+	// moment later.
+	checkLines(t, waitLines(t, log, 2*n), n, "a", "b")
+	checkLines(t, waitLines(t, filepath.Join(b.mnt, "working", "log.jsonl"), 2*n), n, "a", "b")
 
 	// SIGKILL host B: A goes on; B, mounted again, catches up.
 	b.kill(t)
@@ -289,4 +290,18 @@ func sortedNames(dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// waitLines reads p until it has n lines or 2 s have passed.
+func waitLines(t *testing.T, p string, n int) []byte {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		got, err := os.ReadFile(p)
+		check(t, err)
+		if bytes.Count(got, []byte("\n")) >= n || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
