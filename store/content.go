@@ -185,6 +185,9 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 
 // writeLocked is write with f.mu held (and the file unpacked).
 func (s *Store) writeLocked(f *openFile, data []byte, off int64, atEnd bool) (int, error) {
+	if err := s.refreshStale(f); err != nil {
+		return 0, err
+	}
 	i, err := s.inode(f.ino)
 	if err != nil {
 		return 0, err

@@ -65,6 +65,10 @@ type openFile struct {
 	// masked: a store-mode redaction rule covers the file (redact.go):
 	// no blob, no passthrough, no spill, and the commit masks it first.
 	masked bool
+	// stale: another host changed the file while this open state held no
+	// changes, and this host forgot its cached inode (remote.go): the
+	// committed size here is the old one until refreshStale.
+	stale bool
 
 	// sess is the passthrough session running on blob (passthrough.go,
 	// writestate.go); nil when none runs. Its fields are guarded by mu.

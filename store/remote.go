@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"math"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -120,13 +121,28 @@ func (s *Store) forgetRemote(ev backend.Event, n *remoteNote) {
 	}
 }
 
-// writingLocal reports whether ino is open here; if so, it is noted as
-// changed by another host, to be forgotten at its last close
-// (forgetStale).
+// writingLocal reports whether ino is open here with changes not yet
+// committed (or being made); if so, it is noted as changed by another
+// host, to be forgotten at its last close (forgetStale).
 func (s *Store) writingLocal(ino uint64) bool {
 	s.filesMu.Lock()
 	defer s.filesMu.Unlock()
 	w := s.writes[ino]
+	if w != nil && w.f != nil && w.f.mu.TryLock() {
+		// Open but unchanged (readers): nothing here depends on the
+		// cached inode, so it is forgotten now. Waiting for the last
+		// close would wait for ever under a reader that polls: the
+		// kernel's next open can come before its last release.
+		// (TryLock: f.mu is taken before the store's locks.)
+		busy := w.f.modified
+		if !busy {
+			w.f.stale = true
+		}
+		w.f.mu.Unlock()
+		if !busy {
+			return false
+		}
+	}
 	if w != nil {
 		if s.staleOpen == nil {
 			s.staleOpen = map[uint64]bool{}
@@ -198,5 +214,25 @@ func sharedCreate(t backend.Txn, dir uint64, name string, p *Inode, now int64, i
 	if isDir {
 		p.Subdirs++
 	}
+	return nil
+}
+
+// refreshStale brings an open state that another host's change made stale
+// (writingLocal) to the stored file before it changes it. Caller holds
+// f.mu.
+func (s *Store) refreshStale(f *openFile) error {
+	if !f.stale || f.modified {
+		return nil
+	}
+	i, err := s.inode(f.ino)
+	if err != nil {
+		return err
+	}
+	s.icMu.RLock()
+	size := i.Size
+	s.icMu.RUnlock()
+	f.committedSize, f.storedEnd, f.truncFloor = size, size, math.MaxUint64
+	f.hash, f.hashPos, f.hashTried, f.settled, f.appendOnly = nil, 0, false, false, true
+	f.stale = false
 	return nil
 }

@@ -85,7 +85,10 @@ func (s *Store) Truncate(ino uint64, size uint64) error {
 		return errors.Join(err, s.Release(ino))
 	}
 	f.mu.Lock()
-	i, err = s.inode(ino) // the cached inode now, not the one before Open
+	err = s.refreshStale(f)
+	if err == nil {
+		i, err = s.inode(ino) // the cached inode now, not the one before Open
+	}
 	if err == nil {
 		err = s.truncateLocked(f, i, size)
 	}
