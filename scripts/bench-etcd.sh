@@ -76,15 +76,6 @@ for i in 0 1 2; do
 done
 BACKEND="etcd://$eps/bench"
 
-wait_for() {
-	for _ in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || { cat "$1" >&2; die "mount process exited before it was ready"; }
-		sleep 0.1
-	done
-	cat "$1" >&2
-	die "mount not ready after 30 s"
-}
 mount_one() { # LABEL DATA MNT [ARGS...]
 	local label=$1 data=$2 mnt=$3
 	shift 3

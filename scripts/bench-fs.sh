@@ -96,16 +96,6 @@ go build -o "$BIN/mnemofs" ./cmd/mnemofs
 go build -o "$BIN/loopback" github.com/hanwen/go-fuse/v2/example/loopback
 go build -o "$BIN/fsbench" ./scripts/fsbench
 
-# wait_for LOG TEXT PID: wait until LOG contains TEXT (the mount is ready).
-wait_for() {
-	for _ in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || { cat "$1" >&2; die "mount process exited before it was ready"; }
-		sleep 0.1
-	done
-	cat "$1" >&2
-	die "mount not ready after 30 s"
-}
 
 direct=
 [ "$(id -u)" = 0 ] && direct=-directmount

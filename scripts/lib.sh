@@ -25,3 +25,15 @@ unmount_if_mounted() {
 		fusermount3 -uz "$1" 2>/dev/null || umount -l "$1" 2>/dev/null || echo "$NAME: could not unmount $1" >&2
 	fi
 }
+
+# wait_for LOG TEXT PID: wait until LOG contains TEXT (a mount is ready),
+# failing when PID exits first or after 30 s.
+wait_for() {
+	for _ in $(seq 300); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || { cat "$1" >&2; die "mount process exited before it was ready"; }
+		sleep 0.1
+	done
+	cat "$1" >&2
+	die "mount not ready after 30 s"
+}

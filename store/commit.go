@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"math"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -68,8 +67,7 @@ func (s *Store) commit(f *openFile) error {
 		// The backend does not answer (a shared store's cluster is down):
 		// the writes are refused, now, not at the last close, so that no
 		// reader (nor the kernel's pages) sees what was never stored.
-		f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
-		f.hash, f.hashPos, f.hashTried, f.truncFloor = nil, 0, false, math.MaxUint64
+		f.restart(f.committedSize)
 	}
 	committed := f.committedSize
 	f.mu.Unlock()

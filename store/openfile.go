@@ -203,3 +203,12 @@ func (s *Store) Release(ino uint64) error {
 	s.unlock()
 	return err
 }
+
+// restart makes f hold no changes over a committed file of size bytes, as
+// an open state made on it now would (a refused commit, a rebase, another
+// host's change). Caller holds f.mu.
+func (f *openFile) restart(size uint64) {
+	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
+	f.committedSize, f.storedEnd, f.truncFloor = size, size, math.MaxUint64
+	f.hash, f.hashPos, f.hashTried, f.settled, f.stale = nil, 0, false, false, false
+}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -90,9 +89,7 @@ func (s *Store) rebaseLocked(f *openFile) error {
 	s.icMu.RLock()
 	stored := st.Size
 	s.icMu.RUnlock()
-	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
-	f.committedSize, f.storedEnd, f.truncFloor = stored, stored, math.MaxUint64
-	f.hash, f.hashPos, f.hashTried, f.settled = nil, 0, false, false
+	f.restart(stored)
 	if len(ours) == 0 {
 		return nil
 	}

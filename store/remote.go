@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"math"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -231,8 +230,6 @@ func (s *Store) refreshStale(f *openFile) error {
 	s.icMu.RLock()
 	size := i.Size
 	s.icMu.RUnlock()
-	f.committedSize, f.storedEnd, f.truncFloor = size, size, math.MaxUint64
-	f.hash, f.hashPos, f.hashTried, f.settled, f.appendOnly = nil, 0, false, false, true
-	f.stale = false
+	f.restart(size)
 	return nil
 }

@@ -181,19 +181,9 @@ func TestTeamAppendersKeepEveryLine(t *testing.T) {
 			t.Fatalf("%v\nA: %s\nB: %s", err, a.stderr.String(), b.stderr.String())
 		}
 	}
-	var onA, onB []byte
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		onA, _ = os.ReadFile(logA)
-		onB, _ = os.ReadFile(logB)
-		if bytes.Equal(onA, onB) && bytes.Count(onA, []byte("\n")) >= 4*n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Logf("after 2 s the hosts disagree: A has %d lines, B %d", bytes.Count(onA, []byte("\n")), bytes.Count(onB, []byte("\n")))
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	onA, onB := waitLines(t, logA, 4*n), waitLines(t, logB, 4*n)
+	if !bytes.Equal(onA, onB) {
+		t.Errorf("after 2 s the hosts disagree: A has %d lines, B %d", bytes.Count(onA, []byte("\n")), bytes.Count(onB, []byte("\n")))
 	}
 	checkLines(t, onA, n, "a1", "a2", "b1", "b2")
 	checkLines(t, onB, n, "a1", "a2", "b1", "b2")
