@@ -16,9 +16,15 @@ import "encoding/binary"
 //	                            its Blob field names the generation of the
 //	                            blob file holding a large file's content)
 //	d<dir:8><name>              directory entry -> child ino:8 + mode:4
-//	c<ino:8><chunk:4>           file content, chunk N (ChunkSize bytes each,
+//	c<id:8><chunk:4>            file content, chunk N (ChunkSize bytes each,
 //	                            the last one may be short), for files whose
-//	                            inode has no blob
+//	                            inode has no blob; id is the inode's own
+//	                            number, or its Content when a staged
+//	                            rewrite wrote it (store/stage.go)
+//	g<id:8>                     a chunk set no inode points at (yet): "s" +
+//	                            host id while a staged rewrite writes it,
+//	                            "x" + unix nanos once its inode moved off
+//	                            it (garbage, collected); store/stage.go
 //	x<ino:8><name>              user extended attribute value
 //	m<ino:8>                    memory metadata (JSON store.Record: front
 //	                            matter, hash, version, access, owner, trash)
@@ -72,6 +78,7 @@ const (
 	PrefixMember  = 'q'
 	PrefixVector  = 'e'
 	PrefixSucc    = 'n'
+	PrefixStage   = 'g'
 	inoLen        = 8
 	chunkIndexLen = 4
 )
@@ -114,6 +121,12 @@ func ChunkPrefix(ino uint64) []byte { return withIno(PrefixChunk, ino, 0) }
 
 // ChunkIndex returns the chunk number of a chunk key.
 func ChunkIndex(key []byte) uint32 { return binary.BigEndian.Uint32(key[1+inoLen:]) }
+
+// StageKey marks chunk set id as being written or as garbage.
+func StageKey(id uint64) []byte { return withIno(PrefixStage, id, 0) }
+
+// StagePrefix covers every stage marker.
+func StagePrefix() []byte { return []byte{PrefixStage} }
 
 // XattrKey is extended attribute name of ino.
 func XattrKey(ino uint64, name string) []byte {

@@ -46,7 +46,7 @@ func chunkCount(t *testing.T, s *Store, ino uint64) int {
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-func fsckClean(t *testing.T, s *Store) {
+func fsckClean(t testing.TB, s *Store) {
 	t.Helper()
 	r, err := s.Fsck(false)
 	must(t, err)

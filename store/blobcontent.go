@@ -161,9 +161,13 @@ func (s *Store) blobCommitKeys(f *openFile) ([][]byte, error) {
 	if !f.dropChunks {
 		return nil, nil
 	}
+	id, err := s.chunkIDOf(f.ino)
+	if err != nil {
+		return nil, err
+	}
 	var keys [][]byte
-	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.ChunkPrefix(f.ino), nil, true, func(k, _ []byte) bool {
+	err = s.kv.View(func(t backend.Txn) error {
+		return t.Scan(backend.ChunkPrefix(id), nil, true, func(k, _ []byte) bool {
 			keys = append(keys, append([]byte(nil), k...))
 			return true
 		})

@@ -2,49 +2,12 @@ package store
 
 import (
 	"errors"
+	"math"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/memory"
 )
-
-// Flush commits the pending changes of ino (close), unless a passthrough
-// session defers it (passthrough.go).
-func (s *Store) Flush(ino uint64) error {
-	if f := s.openState(ino); f != nil {
-		if s.deferFlush(f) {
-			return nil
-		}
-		return s.commit(f)
-	}
-	return nil
-}
-
-// Fsync commits ino and makes the store durable.
-func (s *Store) Fsync(ino uint64) error {
-	if f := s.openState(ino); f != nil {
-		f.mu.Lock()
-		err := s.syncBlob(f)
-		f.mu.Unlock()
-		if err != nil {
-			return err
-		}
-		if err := s.commit(f); err != nil {
-			return err
-		}
-		if s.blobs != nil {
-			// The commit may have named a passthrough session's file.
-			if err := s.blobs.SyncNew(ino); err != nil {
-				return err
-			}
-		}
-	}
-	return s.Sync()
-}
-
-// Sync makes every committed change durable, blob data before the KV
-// (durable.go).
-func (s *Store) Sync() error { return s.syncOrdered(true) }
 
 // commit stores the dirty state of f with its metadata in one transaction
 // and then tells the change handler.
@@ -62,12 +25,13 @@ func (s *Store) commit(f *openFile) error {
 			}
 		}
 	}
-	refused := errors.Is(err, backend.ErrUnavailable) && f.modified && !f.spilled && f.blob == nil
+	refused := errors.Is(err, backend.ErrUnavailable) && f.modified && (!f.spilled || f.stage != 0) && f.blob == nil
 	if refused {
 		// The backend does not answer (a shared store's cluster is down):
 		// the writes are refused, now, not at the last close, so that no
-		// reader (nor the kernel's pages) sees what was never stored.
-		f.restart(f.committedSize)
+		// reader (nor the kernel's pages) sees what was never stored. (A
+		// stage holds none of the committed content: stage.go.)
+		s.restart(f, f.committedSize)
 	}
 	committed := f.committedSize
 	f.mu.Unlock()
@@ -89,8 +53,9 @@ func (s *Store) commit(f *openFile) error {
 //  2. under s.mu: the record and the inode as they will be, the version
 //     the policy keeps, the chunks to write and drop (commitWrite), written
 //     by one transaction body (commitWrite.apply) in one transaction, or,
-//     when that is too big for the engine, the chunks in a batch first and
-//     the rest in the same body's later parts;
+//     when that is too big for the engine or the dirty data was spilled, as
+//     a staged rewrite (stage.go): the content under a fresh chunk id in a
+//     batch, then the same body's later parts;
 //  3. install: the caches and the open state take the committed state.
 
 // commitPlan is what a commit computes before it takes s.mu.
@@ -113,6 +78,8 @@ type commitPlan struct {
 // commitWrite is the writes of one commit.
 type commitWrite struct {
 	ino      uint64
+	id       uint64 // the chunk id the content is committed under (Inode.chunkID)
+	size     uint64
 	dirty    map[uint32][]byte
 	drop     [][]byte // chunk keys to delete (not those just written)
 	version  []byte   // the replaced content to keep as a version, or nil
@@ -126,6 +93,9 @@ type commitWrite struct {
 	// continues: the commit fails with errRebase if the stored file has
 	// another size (rebase.go).
 	base *uint64
+	// shared: the store is shared (checkStored); staged: written as a
+	// staged rewrite, which checks the stored inode itself (stage.go).
+	shared, staged bool
 }
 
 // commitParts names the parts of a commit's writes.
@@ -143,7 +113,7 @@ const (
 func (w *commitWrite) apply(t backend.Txn, parts commitParts) error {
 	if parts&partChunks != 0 {
 		for idx, c := range w.dirty {
-			if err := t.Set(backend.ChunkKey(w.ino, idx), c); err != nil {
+			if err := t.Set(backend.ChunkKey(w.id, idx), c); err != nil {
 				return err
 			}
 		}
@@ -162,7 +132,7 @@ func (w *commitWrite) apply(t backend.Txn, parts commitParts) error {
 		}
 	}
 	if parts&partMeta != 0 {
-		if err := w.checkBase(t); err != nil {
+		if err := w.checkStored(t); err != nil {
 			return err
 		}
 		if w.mark {
@@ -186,6 +156,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	}
 	if p.unlinked {
 		f.modified, f.dirty, f.dirtyBytes = false, nil, 0
+		s.endStage(f, true)
 		return nil, nil
 	}
 	if f.blob != nil && f.blobGen != 0 {
@@ -200,7 +171,7 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.writeCommit(w); err != nil {
+	if err := s.writeCommit(f, w); err != nil {
 		if errors.Is(err, backend.ErrUnavailable) {
 			// Nothing was written (a shared store's cluster is down): the
 			// record as it was stays readable from the cache.
@@ -279,20 +250,16 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &commitWrite{ino: f.ino, dirty: f.dirty, mark: p.mark, rec: rec, prevRec: *rec, now: s.now().UnixNano()}
+	w := &commitWrite{ino: f.ino, size: p.size, dirty: f.dirty, mark: p.mark, rec: rec, prevRec: *rec, now: s.now().UnixNano(), shared: s.shared}
 	if s.shared && f.appendOnly {
 		w.base = &f.committedSize
 	}
 	changed := rec.SHA256 != p.sum || p.sum == "" // "": too large to hash, so assume so
 	if changed {
-		// The content it replaces, when the policy keeps versions: read
-		// before dropStale deletes chunks a truncation cut off.
+		// The content it replaces, when the policy keeps versions.
 		if w.version, w.keep, err = s.keepVersion(f, i, &w.prevRec); err != nil {
 			return nil, err
 		}
-	}
-	if err := s.dropStale(f); err != nil {
-		return nil, err
 	}
 	if !p.keepMeta {
 		pr := memory.Parse(p.name, p.head)
@@ -322,28 +289,47 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 	s.icMu.RLock()
 	w.snapshot = i.clone()
 	s.icMu.RUnlock()
+	w.id = w.snapshot.chunkID()
 	if f.blob != nil {
 		w.snapshot.Blob = f.blobGen
 	}
 	if w.drop, err = s.blobCommitKeys(f); err != nil {
 		return nil, err
 	}
+	if f.stage == 0 {
+		stale, err := s.staleKeys(f, w.id)
+		if err != nil {
+			return nil, err
+		}
+		w.drop = append(w.drop, stale...)
+	}
 	return w, nil
 }
 
-// writeCommit writes w: in one transaction, or when that is too big for
-// the engine, the chunks and the kept version's content in a batch first
-// (not yet pointed at: harmless if the rest fails), then the version's
-// record, the inode and the record in one transaction; the chunks the
-// inode no longer points at go last. Caller holds s.mu.
-func (s *Store) writeCommit(w *commitWrite) error {
+// writeCommit writes w: in one transaction, or as a staged rewrite
+// (stage.go) when f's dirty data was spilled to a stage or the one
+// transaction is too big for the engine. An append too big on a store of
+// one host writes its chunks in place instead, in a batch first (past the
+// committed bytes: harmless if the rest fails), then the version's record,
+// the inode and the record in one transaction; the chunks the inode no
+// longer points at go last. Caller holds f.mu and s.mu.
+func (s *Store) writeCommit(f *openFile, w *commitWrite) error {
+	if f.stage != 0 {
+		return s.writeStaged(f, w, w.size)
+	}
 	err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partAll) })
+	if errors.Is(err, errRestage) {
+		return s.writeStaged(f, w, w.size)
+	}
 	if !errors.Is(err, backend.ErrTxnTooBig) {
 		return err
 	}
+	if s.stages(f) && f.blob == nil {
+		return s.writeStaged(f, w, w.size)
+	}
 	b := s.kv.NewBatch()
 	for idx, c := range w.dirty {
-		if err := b.Set(backend.ChunkKey(w.ino, idx), c); err != nil {
+		if err := b.Set(backend.ChunkKey(w.id, idx), c); err != nil {
 			b.Cancel()
 			return err
 		}
@@ -376,6 +362,6 @@ func (s *Store) installCommit(f *openFile, p *commitPlan, w *commitWrite) {
 	s.blobCommitted(f)
 	s.keepTail(f, p.size, w.rec, p.state)
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly, f.spilled = nil, 0, false, true, false
-	f.committedSize, f.storedEnd = p.size, p.size
+	f.committedSize, f.storedEnd, f.truncFloor = p.size, p.size, math.MaxUint64
 	s.eventFrom(w.ino, p.from)
 }

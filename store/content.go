@@ -53,7 +53,7 @@ func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
 }
 
 func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (int, error) {
-	var end uint64
+	var end, id uint64
 	for {
 		i, err := s.inode(ino)
 		if err != nil {
@@ -61,6 +61,7 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 		}
 		s.icMu.RLock()
 		size, gen := i.Size, i.Blob
+		id = i.chunkID()
 		s.icMu.RUnlock()
 		if off >= size {
 			return 0, nil
@@ -86,7 +87,7 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 			idx := uint32(pos / ChunkSize)
 			cstart := uint64(idx) * ChunkSize
 			cend := min(cstart+ChunkSize, end)
-			chunk, err := s.chunk(t, f, ino, idx)
+			chunk, err := s.chunk(t, f, ino, id, idx)
 			if err != nil {
 				return err
 			}
@@ -104,19 +105,22 @@ func (s *Store) readLocked(ino uint64, f *openFile, dest []byte, off uint64) (in
 	return n, err
 }
 
-// chunk returns chunk idx as currently seen (dirty, stale-after-truncate,
-// or stored). The result may be shorter than ChunkSize; missing bytes are
-// zeros. It must not be modified.
-func (s *Store) chunk(t backend.Txn, f *openFile, ino uint64, idx uint32) ([]byte, error) {
+// chunk returns chunk idx of ino as currently seen (dirty, written to the
+// open state's stage, stale after a truncation, or committed under the
+// inode's chunk id, Inode.chunkID). The result may be shorter than
+// ChunkSize; missing bytes are zeros. It must not be modified.
+func (s *Store) chunk(t backend.Txn, f *openFile, ino, id uint64, idx uint32) ([]byte, error) {
 	if f != nil {
 		if c, ok := f.dirty[idx]; ok {
 			return c, nil
 		}
-		if uint64(idx)*ChunkSize >= f.truncFloor {
+		if f.staged[idx] {
+			id = f.stage
+		} else if uint64(idx)*ChunkSize >= f.truncFloor {
 			return nil, nil
 		}
 	}
-	c, err := t.Get(backend.ChunkKey(ino, idx))
+	c, err := t.Get(backend.ChunkKey(id, idx))
 	if errors.Is(err, backend.ErrNotFound) {
 		if idx == 0 {
 			return s.packedChunk(t, ino) // an archived file may be in a pack
@@ -141,11 +145,15 @@ func (s *Store) dirtyChunk(f *openFile, idx uint32, whole bool) ([]byte, error) 
 		f.dirtyBytes += ChunkSize
 		return nil, nil
 	}
+	id, err := s.chunkIDOf(f.ino)
+	if err != nil {
+		return nil, err
+	}
 	var c []byte
-	if tail, ok := s.tails.Get(f.ino); ok && tail.Index == idx && uint64(idx)*ChunkSize < f.truncFloor {
+	if tail, ok := s.tails.Get(f.ino); ok && tail.Index == idx && uint64(idx)*ChunkSize < f.truncFloor && !f.staged[idx] {
 		c = append(make([]byte, 0, len(tail.Data)+512), tail.Data...)
 	} else if err := s.kv.View(func(t backend.Txn) error {
-		old, err := s.chunk(t, f, f.ino, idx)
+		old, err := s.chunk(t, f, f.ino, id, idx)
 		c = append([]byte(nil), old...)
 		return err
 	}); err != nil {

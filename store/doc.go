@@ -16,8 +16,12 @@
 //     per inode and generation, appends in place past the committed size,
 //     copy on write for anything else, never for an encrypted store). KV
 //     writes go to a per-inode open state (dirty chunks, shared by every
-//     handle of that inode) and are committed on Flush (close), Fsync, or
-//     when the dirty set grows large (spill).
+//     handle of that inode) and are committed on Flush (close) or Fsync;
+//     when the dirty set grows large, full chunks are written ahead
+//     (spill). A rewrite that is spilled or too big for one transaction
+//     is staged (stage.go): its chunks go under a fresh chunk id, and one
+//     small transaction points the inode at them, so that no crash leaves
+//     a file half one version and half the other.
 //     Commit parses front matter, records the SHA-256 (computed while
 //     sequential writes and appends arrive) and bumps the version in the
 //     same transaction that stores the bytes.

@@ -46,3 +46,41 @@ func (s *Store) syncOrdered(force bool) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Flush commits the pending changes of ino (close), unless a passthrough
+// session defers it (passthrough.go).
+func (s *Store) Flush(ino uint64) error {
+	if f := s.openState(ino); f != nil {
+		if s.deferFlush(f) {
+			return nil
+		}
+		return s.commit(f)
+	}
+	return nil
+}
+
+// Fsync commits ino and makes the store durable.
+func (s *Store) Fsync(ino uint64) error {
+	if f := s.openState(ino); f != nil {
+		f.mu.Lock()
+		err := s.syncBlob(f)
+		f.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if err := s.commit(f); err != nil {
+			return err
+		}
+		if s.blobs != nil {
+			// The commit may have named a passthrough session's file.
+			if err := s.blobs.SyncNew(ino); err != nil {
+				return err
+			}
+		}
+	}
+	return s.Sync()
+}
+
+// Sync makes every committed change durable, blob data before the KV
+// (durable.go).
+func (s *Store) Sync() error { return s.syncOrdered(true) }

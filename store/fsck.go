@@ -159,14 +159,11 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 				"directory %d counts %d subdirectories, has %d", ino, i.Subdirs, want)
 		}
 		if i.IsReg() {
-			s.fsckContent(r, i, chunks[ino], records[ino], problem)
+			s.fsckContent(r, i, chunks[i.chunkID()], records[ino], problem)
 		}
 	}
-	for ino, cs := range chunks {
-		r.Chunks += len(cs)
-		if inodes[ino] == nil {
-			problem(func() error { return s.deletePrefix(backend.ChunkPrefix(ino)) }, "%d chunks of missing inode %d", len(cs), ino)
-		}
+	if err := s.fsckChunkSets(r, inodes, chunks, problem); err != nil {
+		return nil, err
 	}
 	if err := s.fsckPacks(inodes, problem); err != nil {
 		return nil, err
@@ -199,15 +196,15 @@ func hasLink(i *Inode, dir uint64, name string) bool {
 	return false
 }
 
-func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Record, problem func(func() error, string, ...any)) {
-	ino := i.Ino
+func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Record, problem problemFunc) {
+	ino, id := i.Ino, i.chunkID()
 	nchunks := uint32((i.Size + ChunkSize - 1) / ChunkSize)
 	if i.Blob != 0 {
 		nchunks = 0 // the content is in a blob: no chunk belongs to it
 	}
 	for _, c := range chunks {
 		if c >= nchunks {
-			problem(func() error { return s.kvDelete(backend.ChunkKey(ino, c)) }, "inode %d has chunk %d past its size %d", ino, c, i.Size)
+			problem(func() error { return s.kvDelete(backend.ChunkKey(id, c)) }, "inode %d has chunk %d past its size %d", ino, c, i.Size)
 		}
 	}
 	if s.openState(ino) != nil || s.lingers(ino) {
@@ -223,7 +220,7 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 	} else {
 		err = s.kv.View(func(t backend.Txn) error {
 			for c := uint32(0); c < nchunks; c++ {
-				data, err := s.chunk(t, nil, ino, c)
+				data, err := s.chunk(t, nil, ino, id, c)
 				if err != nil {
 					return err
 				}
@@ -259,20 +256,6 @@ func (s *Store) fsckContent(r *FsckReport, i *Inode, chunks []uint32, rec *Recor
 
 func (s *Store) kvDelete(k []byte) error {
 	return s.kv.Update(func(t backend.Txn) error { return t.Delete(k) })
-}
-
-func (s *Store) deletePrefix(p []byte) error {
-	var keys [][]byte
-	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(p, nil, true, func(k, _ []byte) bool {
-			keys = append(keys, append([]byte(nil), k...))
-			return true
-		})
-	})
-	if err != nil {
-		return err
-	}
-	return s.deleteKeys(keys)
 }
 
 // relink gives a nameless inode a name under /archive/lost+found.

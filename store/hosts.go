@@ -126,12 +126,15 @@ func (s *Store) hostChores() {
 	if err := s.sweepOrphans(); err != nil && !errors.Is(err, backend.ErrUnavailable) {
 		s.log.Printf("mnemofs: freeing gone hosts' orphans: %v", err)
 	}
+	if err := s.sweepStages(); err != nil && !errors.Is(err, backend.ErrUnavailable) {
+		s.log.Printf("mnemofs: collecting replaced content: %v", err)
+	}
 }
 
-// startUp repairs what a crash left: orphans, blob files, live marks.
-// On a shared store an orphan may be another host's open file, so orphans
-// are not freed at start there: those a killed host left keep their
-// content until freed by hand (a known gap, README's team store section).
+// startUp repairs what a crash left: orphans, the chunks of staged
+// rewrites that did not commit and of content they replaced (stage.go),
+// blob files, live marks. On a shared store an orphan or a stage may be
+// another host's open file: only those of hosts that are gone are freed.
 func (s *Store) startUp() error {
 	if s.shared {
 		if err := s.renewPresence(); err != nil {
@@ -141,6 +144,9 @@ func (s *Store) startUp() error {
 			return err
 		}
 	} else if err := s.cleanOrphans(); err != nil {
+		return err
+	}
+	if err := s.sweepStages(); err != nil {
 		return err
 	}
 	if err := s.cleanBlobs(); err != nil {

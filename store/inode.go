@@ -32,6 +32,7 @@ type Inode struct {
 	Blob                       uint64 // regular files: generation of the blob holding the content; 0: KV chunks
 	Xattrs                     uint32 // number of user xattrs
 	Pack, PackOff              uint64 // archived small files: the pack holding the content, and where (pack.go); 0: not packed
+	Content                    uint64 // regular files: the id whose chunk keys hold the content, set by a staged rewrite (stage.go); 0: Ino
 
 	// legacy: decoded from a record without Blob and Xattrs (written
 	// before they existed), so Xattrs is unknown.
@@ -50,6 +51,15 @@ func (i *Inode) Nlink() uint32 {
 		return 2 + i.Subdirs
 	}
 	return uint32(len(i.Links))
+}
+
+// chunkID is the id of i's content chunks (backend.ChunkKey). Caller
+// holds icMu for a cached inode.
+func (i *Inode) chunkID() uint64 {
+	if i.Content != 0 {
+		return i.Content
+	}
+	return i.Ino
 }
 
 func (i *Inode) clone() *Inode {
@@ -93,11 +103,15 @@ func (i *Inode) encode() []byte {
 	// Trailing fields added later: records written before them end here.
 	b = binary.AppendUvarint(b, i.Blob)
 	b = binary.AppendUvarint(b, uint64(i.Xattrs))
-	if i.Pack == 0 {
+	if i.Pack == 0 && i.Content == 0 {
 		return b // records of unpacked files end here, as before packs
 	}
 	b = binary.AppendUvarint(b, i.Pack)
-	return binary.AppendUvarint(b, i.PackOff)
+	b = binary.AppendUvarint(b, i.PackOff)
+	if i.Content == 0 {
+		return b // as before staged rewrites
+	}
+	return binary.AppendUvarint(b, i.Content)
 }
 
 var errCorrupt = errors.New("store: corrupt inode record")
@@ -130,6 +144,9 @@ func decodeInode(b []byte) (*Inode, error) {
 		i.Xattrs = uint32(d.uvarint())
 		if len(d.b) > 0 {
 			i.Pack, i.PackOff = d.uvarint(), d.uvarint()
+		}
+		if len(d.b) > 0 {
+			i.Content = d.uvarint()
 		}
 	} else {
 		i.legacy = true

@@ -59,9 +59,13 @@ type openFile struct {
 	blobGen    uint64
 	blobNew    bool
 	dropChunks bool
-	// spilled: dirty chunks were written ahead of the commit, so the KV
-	// no longer holds all of the committed content (no version is kept).
+	// spilled: dirty chunks were written ahead of the commit: to the
+	// stage, or in place past the committed bytes (chunks.go).
 	spilled bool
+	// stage, when not 0, is the chunk id a staged rewrite writes the new
+	// content under (stage.go); staged holds the chunks written there.
+	stage  uint64
+	staged map[uint32]bool
 	// masked: a store-mode redaction rule covers the file (redact.go):
 	// no blob, no passthrough, no spill, and the commit masks it first.
 	masked bool
@@ -204,11 +208,19 @@ func (s *Store) Release(ino uint64) error {
 	return err
 }
 
+// restart is openFile.restart, dropping the stage f wrote. Caller holds
+// f.mu, not s.mu.
+func (s *Store) restart(f *openFile, size uint64) {
+	s.endStage(f, true)
+	f.restart(size)
+}
+
 // restart makes f hold no changes over a committed file of size bytes, as
 // an open state made on it now would (a refused commit, a rebase, another
 // host's change). Caller holds f.mu.
 func (f *openFile) restart(size uint64) {
 	f.dirty, f.dirtyBytes, f.modified, f.appendOnly = nil, 0, false, true
 	f.committedSize, f.storedEnd, f.truncFloor = size, size, math.MaxUint64
+	f.spilled = false
 	f.hash, f.hashPos, f.hashTried, f.settled, f.stale = nil, 0, false, false, false
 }

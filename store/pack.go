@@ -120,7 +120,7 @@ func (s *Store) unpack(ino uint64) error {
 			return err
 		}
 		stored.Pack, stored.PackOff = 0, 0
-		if err := t.Set(backend.ChunkKey(ino, 0), data); err != nil {
+		if err := t.Set(backend.ChunkKey(stored.chunkID(), 0), data); err != nil {
 			return err
 		}
 		if err := t.Delete(backend.MemberKey(id, ino)); err != nil {

@@ -170,7 +170,7 @@ func (s *Store) compressFiles(files []Inode) ([]byte, []uint64, error) {
 	offs := make([]uint64, len(files))
 	err := s.kv.View(func(t backend.Txn) error {
 		for k, i := range files {
-			c, err := s.chunk(t, nil, i.Ino, 0)
+			c, err := s.chunk(t, nil, i.Ino, i.chunkID(), 0)
 			if err != nil {
 				return err
 			}
@@ -210,7 +210,7 @@ func (s *Store) writePack(files []*Inode, v []byte) error {
 			if err := t.Set(backend.MemberKey(id, i.Ino), nil); err != nil {
 				return err
 			}
-			if err := t.Delete(backend.ChunkKey(i.Ino, 0)); err != nil {
+			if err := t.Delete(backend.ChunkKey(i.chunkID(), 0)); err != nil {
 				return err
 			}
 		}

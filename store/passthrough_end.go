@@ -288,7 +288,7 @@ func (s *Store) foldIntoKV(ino uint64, marked bool) error {
 			}
 		}
 		if move && len(data) > 0 {
-			return t.Set(backend.ChunkKey(ino, 0), data)
+			return t.Set(backend.ChunkKey(snap.chunkID(), 0), data)
 		}
 		return nil
 	}, snap)

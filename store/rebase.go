@@ -11,7 +11,7 @@ import (
 // Appends from several hosts (a shared store). An append-only commit
 // continues the file at the size it had when this host's writes began
 // (openFile.committedSize). Its transaction reads the stored inode
-// (commitWrite.checkBase) and, when the file has another size there,
+// (commitWrite.checkStored) and, when the file has another size there,
 // because another host appended meanwhile, fails with errRebase instead of
 // writing over that host's lines. The commit then takes the bytes this
 // host appended, forgets its view of the file, loads the stored one and
@@ -20,7 +20,9 @@ import (
 // committed by another host after the check makes the commit conflict and
 // run its body again, which checks again: every line lands once, in the
 // order the commits took. A rewrite (not append-only) is not rebased: it
-// replaces the file as a whole, and the last commit wins.
+// replaces the file as a whole, and the last commit wins; if another
+// host's staged rewrite moved the content meanwhile, it is staged too
+// (errRestage, stage.go), so that it never writes into a replaced chunk set.
 
 var errRebase = errors.New("store: the file grew under an append (another host appended)")
 
@@ -36,26 +38,47 @@ func rebaseWait(n int) {
 	time.Sleep(d/2 + rand.N(d/2))
 }
 
-// checkBase fails with errRebase when the stored size is not w.base.
-func (w *commitWrite) checkBase(t backend.Txn) error {
-	if w.base == nil {
+// errRestage: another host's staged rewrite moved the file to another
+// chunk set since this host's view of it (stage.go), so this commit's
+// chunks would go where nothing points; it is written as a staged
+// rewrite of its own instead.
+var errRestage = errors.New("store: another host moved the file's content")
+
+// checkStored, on a shared store, compares the stored inode with this
+// host's view: an append-only commit fails with errRebase when the stored
+// size is not w.base or the content moved; another commit fails with
+// errRestage when the content moved.
+func (w *commitWrite) checkStored(t backend.Txn) error {
+	if !w.shared {
 		return nil
 	}
-	v, err := t.Get(backend.InodeKey(w.ino))
-	if errors.Is(err, backend.ErrNotFound) {
-		return nil // removed by another host: the commit puts it back as it was here
+	i, err := storedInode(t, w.ino)
+	if err != nil || i == nil {
+		return err // nil: removed by another host; the commit puts it back as it was here
 	}
-	if err != nil {
-		return err
-	}
-	i, err := decodeInode(v)
-	if err != nil {
-		return err
-	}
-	if i.Size != *w.base {
+	switch {
+	case w.base != nil && i.Size != *w.base:
 		return errRebase
+	case w.staged:
+		return nil // stage.go compares the content itself
+	case w.base != nil && i.chunkID() != w.id:
+		return errRebase
+	case i.chunkID() != w.id:
+		return errRestage
 	}
 	return nil
+}
+
+// storedInode reads the inode of ino in t; nil if there is none.
+func storedInode(t backend.Txn, ino uint64) (*Inode, error) {
+	v, err := t.Get(backend.InodeKey(ino))
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeInode(v)
 }
 
 // rebaseLocked moves what f appended since its last commit to the end of
@@ -89,7 +112,7 @@ func (s *Store) rebaseLocked(f *openFile) error {
 	s.icMu.RLock()
 	stored := st.Size
 	s.icMu.RUnlock()
-	f.restart(stored)
+	s.restart(f, stored)
 	if len(ours) == 0 {
 		return nil
 	}

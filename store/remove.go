@@ -202,6 +202,9 @@ func (s *Store) purge(ino uint64) error {
 func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	var keys [][]byte
 	pres := [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino)}
+	if id, err := s.chunkIDOf(ino); err == nil && id != ino {
+		pres = append(pres, backend.ChunkPrefix(id)) // a staged rewrite's (stage.go)
+	}
 	// Its versions go with it, unless a save handed them on (saves.go).
 	if r, err := s.storedRecord(ino); err != nil || r.Successor == 0 {
 		l := ino
@@ -246,7 +249,7 @@ func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
 		keys = append(keys, backend.MemberKey(i.Pack, i.Ino))
 	} else if i.Blob == 0 {
 		for c := uint64(0); c*ChunkSize < i.Size; c++ {
-			keys = append(keys, backend.ChunkKey(i.Ino, uint32(c)))
+			keys = append(keys, backend.ChunkKey(i.chunkID(), uint32(c)))
 		}
 	}
 	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.VectorKey(i.Ino), backend.LiveKey(i.Ino), backend.InodeKey(i.Ino)), nil

@@ -123,6 +123,12 @@ type Store struct {
 	hostID    string
 	lastSweep time.Time // flusher only
 
+	// stageMu guards stageLive, the stages open states of this store
+	// write (stage.go).
+	stageMu   sync.Mutex
+	stageLive map[uint64]bool
+	grace     time.Duration // garbageGrace, but in tests
+
 	stop chan struct{}
 	done sync.WaitGroup
 }
@@ -132,7 +138,7 @@ const idLease = 4096
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
-		inodes: map[uint64]*Inode{}, writes: map[uint64]*writeState{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{},
+		inodes: map[uint64]*Inode{}, writes: map[uint64]*writeState{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{}, stageLive: map[uint64]bool{}, grace: garbageGrace,
 		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
 		recs: cache.NewFill[uint64, Record](4096)}
 	if s.now == nil {

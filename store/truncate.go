@@ -52,6 +52,11 @@ func (s *Store) truncateLocked(f *openFile, i *Inode, size uint64) error {
 				f.dirtyBytes -= ChunkSize
 			}
 		}
+		for k := range f.staged {
+			if k >= idx {
+				delete(f.staged, k) // stale in the stage too
+			}
+		}
 		f.truncFloor = min(f.truncFloor, uint64(idx)*ChunkSize)
 	}
 	if size != old {

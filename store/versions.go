@@ -83,15 +83,14 @@ func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, e
 		return b, err == nil, err
 	}
 	// In KV chunks (also a file moving to a blob in this commit): the
-	// stored chunks still hold the committed content, unless a spill of a
-	// large rewrite replaced some (then no version: the bytes are gone).
-	if f.spilled {
-		s.log.Printf("mnemofs: inode %d: no old version kept (rewritten past %d bytes at once)", f.ino, spillBytes)
-		return nil, false, nil
-	}
+	// committed chunks still hold the committed content (a spill writes
+	// to a stage, or past the committed bytes: chunks.go).
+	s.icMu.RLock()
+	id := i.chunkID()
+	s.icMu.RUnlock()
 	err = s.kv.View(func(t backend.Txn) error {
 		for pos := uint64(0); pos < old; pos += ChunkSize {
-			c, err := s.chunk(t, nil, f.ino, uint32(pos/ChunkSize))
+			c, err := s.chunk(t, nil, f.ino, id, uint32(pos/ChunkSize))
 			if err != nil {
 				return err
 			}

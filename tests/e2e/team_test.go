@@ -194,41 +194,50 @@ func TestTeamRewritersLeaveOneWholeVersion(t *testing.T) {
 	t.Parallel()
 	tm := newTeam(t, 1)
 	a, b := tm.host(t), tm.host(t)
-	pa := filepath.Join(a.mnt, "working", "plan.md")
-	pb := filepath.Join(b.mnt, "working", "plan.md")
-	version := func(host string, i int) []byte {
-		// Several chunks, so that a mix of two versions would show.
-		return bytes.Repeat([]byte(fmt.Sprintf("%s rewrite %03d of the plan\n", host, i)), 4000)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for h, p := range []string{pa, pb} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 15 && errs[h] == nil; i++ {
-				errs[h] = os.WriteFile(p, version(string(rune('A'+h)), i), 0o644)
+	// Several chunks, so that a mix of two versions would show; the large
+	// ones are more than one etcd transaction, so they are staged.
+	for _, tc := range []struct {
+		name        string
+		reps, times int
+	}{{"small", 4000, 15}, {"large", 100000, 5}} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "plan-" + tc.name + ".md"
+			pa := filepath.Join(a.mnt, "working", name)
+			pb := filepath.Join(b.mnt, "working", name)
+			version := func(host string, i int) []byte {
+				return bytes.Repeat([]byte(fmt.Sprintf("%s rewrite %03d of the plan\n", host, i)), tc.reps)
 			}
-		}()
-	}
-	wg.Wait()
-	check(t, errs[0])
-	check(t, errs[1])
-	var got []byte
-	within(t, 2*time.Second, "both hosts agree", func() bool {
-		x, _ := os.ReadFile(pa)
-		y, _ := os.ReadFile(pb)
-		got = x
-		return len(x) > 0 && bytes.Equal(x, y)
-	})
-	whole := false
-	for h := 0; h < 2; h++ {
-		for i := 0; i < 15; i++ {
-			whole = whole || bytes.Equal(got, version(string(rune('A'+h)), i))
-		}
-	}
-	if !whole {
-		t.Fatalf("the file is no one's version (%d bytes, starts %q)", len(got), got[:min(len(got), 40)])
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			for h, p := range []string{pa, pb} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < tc.times && errs[h] == nil; i++ {
+						errs[h] = os.WriteFile(p, version(string(rune('A'+h)), i), 0o644)
+					}
+				}()
+			}
+			wg.Wait()
+			check(t, errs[0])
+			check(t, errs[1])
+			var got []byte
+			within(t, 2*time.Second, "both hosts agree", func() bool {
+				x, _ := os.ReadFile(pa)
+				y, _ := os.ReadFile(pb)
+				got = x
+				return len(x) > 0 && bytes.Equal(x, y)
+			})
+			whole := false
+			for h := 0; h < 2; h++ {
+				for i := 0; i < tc.times; i++ {
+					whole = whole || bytes.Equal(got, version(string(rune('A'+h)), i))
+				}
+			}
+			if !whole {
+				t.Fatalf("the file is no one's version (%d bytes, starts %q)", len(got), got[:min(len(got), 40)])
+			}
+		})
 	}
 	fsckClean(t, a.data, "after the team workload")
 }
