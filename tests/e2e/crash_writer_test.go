@@ -114,8 +114,13 @@ func crashWriter() int {
 // NAME), fsyncs it and its directory, and returns its sha256.
 func writeDurable(rng *rand.Rand, dir, name string, viaRename bool) (string, []byte, error) {
 	size := rng.IntN(4 << 10) // mostly small; some span several chunks
-	if rng.IntN(32) == 0 {
+	switch rng.IntN(64) {
+	case 0, 1:
 		size = 128<<10 + rng.IntN(256<<10)
+	case 2:
+		// Past one etcd transaction and the spill threshold: a rewrite
+		// of it is staged (store/stage.go).
+		size = 2<<20 + rng.IntN(1<<20)
 	}
 	data := make([]byte, size)
 	for i := range data {
@@ -159,13 +164,21 @@ func writeDurable(rng *rand.Rand, dir, name string, viaRename bool) (string, []b
 // an overwrite in its middle (which mnemofs makes copy on write). It
 // returns the new content and the step that writes and fsyncs it.
 func planUpdate(rng *rand.Rand, old []byte) ([]byte, func(path string) error) {
-	patch := make([]byte, 1+rng.IntN(40<<10))
+	n := 1 + rng.IntN(40<<10)
+	kind := rng.IntN(4)
+	if kind == 3 {
+		n = len(old) // every byte written over, in one open
+	}
+	patch := make([]byte, n)
 	for i := range patch {
 		patch[i] = byte(rng.Uint32())
 	}
 	flags, off := os.O_WRONLY|os.O_APPEND, int64(-1)
 	data := append(slices.Clip(old), patch...)
-	if rng.IntN(2) == 0 {
+	switch kind {
+	case 3:
+		flags, off, data = os.O_WRONLY, 0, patch
+	case 0, 1:
 		flags = os.O_WRONLY
 		off = int64(rng.IntN(len(old) - min(len(old)-1, len(patch))))
 		data = slices.Clone(old)
