@@ -14,6 +14,11 @@ type AttrChange struct {
 
 // SetAttr applies c to ino and returns the new attributes.
 func (s *Store) SetAttr(ino uint64, c AttrChange) (Inode, error) {
+	return again(func() (Inode, error) { return s.setAttrOnce(ino, c) })
+}
+
+// setAttrOnce is SetAttr, once (again: stale.go).
+func (s *Store) setAttrOnce(ino uint64, c AttrChange) (Inode, error) {
 	if c.Size != nil {
 		// Through Truncate, which holds a handle while it works: the open
 		// state of a file whose last handle is being released must not

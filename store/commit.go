@@ -132,8 +132,12 @@ func (w *commitWrite) apply(t backend.Txn, parts commitParts) error {
 		}
 	}
 	if parts&partMeta != 0 {
-		if err := w.checkStored(t); err != nil {
+		stored, err := w.checkStored(t)
+		if err != nil {
 			return err
+		}
+		if stored != nil {
+			w.snapshot.takeMeta(stored)
 		}
 		if w.mark {
 			if err := t.Set(backend.LiveKey(w.ino), nil); err != nil {
@@ -171,7 +175,13 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.writeCommit(f, w); err != nil {
+	err = s.writeCommit(f, w)
+	if errors.Is(err, errGone) {
+		f.modified, f.dirty, f.dirtyBytes = false, nil, 0
+		s.endStage(f, true)
+		return nil, nil
+	}
+	if err != nil {
 		if errors.Is(err, backend.ErrUnavailable) {
 			// Nothing was written (a shared store's cluster is down): the
 			// record as it was stays readable from the cache.
@@ -354,6 +364,13 @@ func (s *Store) writeCommit(f *openFile, w *commitWrite) error {
 // Caller holds f.mu and s.mu.
 func (s *Store) installCommit(f *openFile, p *commitPlan, w *commitWrite) {
 	s.recs.Set(w.ino, *w.rec)
+	if w.shared {
+		s.icMu.Lock()
+		if i := s.inodes[w.ino]; i != nil && !sameMeta(i, w.snapshot) {
+			i.takeMeta(w.snapshot) // another host's rename or chmod
+		}
+		s.icMu.Unlock()
+	}
 	if sess := p.sess; sess != nil {
 		sess.marked = sess.marked || p.mark
 		sess.appends = sess.writers == 0

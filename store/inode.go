@@ -37,6 +37,9 @@ type Inode struct {
 	// legacy: decoded from a record without Blob and Xattrs (written
 	// before they existed), so Xattrs is unknown.
 	legacy bool
+	// base, on a shared store, is the inode an editable copy was made
+	// from, as cached then (stale.go).
+	base *Inode
 }
 
 // IsDir reports whether the inode is a directory.

@@ -133,6 +133,11 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 // name a memory left a moment ago, the new file goes on with that memory
 // (saves.go).
 func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
+	return again(func() (Inode, error) { return s.createOnce(dir, name, perm, own) })
+}
+
+// createOnce is Create, once (again: stale.go).
+func (s *Store) createOnce(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
 	if v := s.peekVacancy(dir, name); v != 0 {
 		s.quieten(v)
 	}
@@ -168,6 +173,11 @@ func (s *Store) Create(dir uint64, name string, perm uint32, own Owner) (Inode, 
 
 // Mkdir makes a directory.
 func (s *Store) Mkdir(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
+	return again(func() (Inode, error) { return s.mkdirOnce(dir, name, perm, own) })
+}
+
+// mkdirOnce is Mkdir, once (again: stale.go).
+func (s *Store) mkdirOnce(dir uint64, name string, perm uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
 	defer s.unlock()
 	i, err := s.newNode(dir, name, syscall.S_IFDIR|perm&0o7777, own, "", nil)
@@ -179,6 +189,11 @@ func (s *Store) Mkdir(dir uint64, name string, perm uint32, own Owner) (Inode, e
 
 // Mknod makes a special file (FIFO, socket, device).
 func (s *Store) Mknod(dir uint64, name string, mode, rdev uint32, own Owner) (Inode, error) {
+	return again(func() (Inode, error) { return s.mknodOnce(dir, name, mode, rdev, own) })
+}
+
+// mknodOnce is Mknod, once (again: stale.go).
+func (s *Store) mknodOnce(dir uint64, name string, mode, rdev uint32, own Owner) (Inode, error) {
 	s.mu.Lock()
 	defer s.unlock()
 	i, err := s.newNode(dir, name, mode, own, "", func(_ backend.Txn, i *Inode) error {
@@ -193,6 +208,11 @@ func (s *Store) Mknod(dir uint64, name string, mode, rdev uint32, own Owner) (In
 
 // Symlink makes a symbolic link to target.
 func (s *Store) Symlink(dir uint64, name, target string, own Owner) (Inode, error) {
+	return again(func() (Inode, error) { return s.symlinkOnce(dir, name, target, own) })
+}
+
+// symlinkOnce is Symlink, once (again: stale.go).
+func (s *Store) symlinkOnce(dir uint64, name, target string, own Owner) (Inode, error) {
 	if target == "" {
 		return Inode{}, syscall.ENOENT
 	}
@@ -222,6 +242,11 @@ func (s *Store) Readlink(ino uint64) (string, error) {
 
 // Link adds the name dir/name for the existing inode ino.
 func (s *Store) Link(ino, dir uint64, name string) (Inode, error) {
+	return again(func() (Inode, error) { return s.linkOnce(ino, dir, name) })
+}
+
+// linkOnce is Link, once (again: stale.go).
+func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 	if err := checkName(name); err != nil {
 		return Inode{}, err
 	}

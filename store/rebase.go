@@ -47,27 +47,36 @@ var errRestage = errors.New("store: another host moved the file's content")
 // checkStored, on a shared store, compares the stored inode with this
 // host's view: an append-only commit fails with errRebase when the stored
 // size is not w.base or the content moved; another commit fails with
-// errRestage when the content moved.
-func (w *commitWrite) checkStored(t backend.Txn) error {
+// errRestage when the content moved, and with errGone when another host
+// removed the file. It returns the stored inode (nil on a store of one
+// host), whose names, mode and owner the commit keeps: they are another
+// host's to change (stale.go).
+func (w *commitWrite) checkStored(t backend.Txn) (*Inode, error) {
 	if !w.shared {
-		return nil
+		return nil, nil
 	}
 	i, err := storedInode(t, w.ino)
-	if err != nil || i == nil {
-		return err // nil: removed by another host; the commit puts it back as it was here
+	if err != nil {
+		return nil, err
 	}
 	switch {
+	case i == nil:
+		return nil, errGone
 	case w.base != nil && i.Size != *w.base:
-		return errRebase
+		return nil, errRebase
 	case w.staged:
-		return nil // stage.go compares the content itself
+		return i, nil // stage.go compares the content itself
 	case w.base != nil && i.chunkID() != w.id:
-		return errRebase
+		return nil, errRebase
 	case i.chunkID() != w.id:
-		return errRestage
+		return nil, errRestage
 	}
-	return nil
+	return i, nil
 }
+
+// errGone: another host removed the file this commit would write (its
+// changes go, as a local file's do when it is unlinked while open).
+var errGone = errors.New("store: another host removed the file")
 
 // storedInode reads the inode of ino in t; nil if there is none.
 func storedInode(t backend.Txn, ino uint64) (*Inode, error) {

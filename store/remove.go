@@ -31,6 +31,11 @@ func IsScratch(name string) bool {
 // the trash, older than the scratch age) is moved to archive/trash/ and the
 // new path is returned; anything else is deleted and "" is returned.
 func (s *Store) Remove(dir uint64, name string) (string, error) {
+	return again(func() (string, error) { return s.removeOnce(dir, name) })
+}
+
+// removeOnce is Remove, once (again: stale.go).
+func (s *Store) removeOnce(dir uint64, name string) (string, error) {
 	s.mu.Lock()
 	defer s.unlock()
 	ino, mode, err := s.lookup(dir, name)
@@ -280,6 +285,11 @@ func (s *Store) cleanOrphans() error {
 
 // Rmdir removes the empty directory dir/name.
 func (s *Store) Rmdir(dir uint64, name string) error {
+	return again0(func() error { return s.rmdirOnce(dir, name) })
+}
+
+// rmdirOnce is Rmdir, once (again: stale.go).
+func (s *Store) rmdirOnce(dir uint64, name string) error {
 	if name == "." {
 		return syscall.EINVAL
 	}
@@ -311,6 +321,9 @@ func (s *Store) Rmdir(dir uint64, name string) error {
 	p.Mtime, p.Ctime = now, now
 	p.Subdirs--
 	err = s.update(func(t backend.Txn) error {
+		if err := emptyInStore(t, ino); err != nil {
+			return err // another host made an entry in it
+		}
 		return t.Delete(backend.DirentKey(dir, name))
 	}, p)
 	if err != nil {

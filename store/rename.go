@@ -15,6 +15,11 @@ const (
 
 // Rename moves oldDir/oldName to newDir/newName.
 func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
+	return again0(func() error { return s.renameOnce(oldDir, oldName, newDir, newName, flags) })
+}
+
+// renameOnce is Rename, once (again: stale.go).
+func (s *Store) renameOnce(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
 	if err := checkName(newName); err != nil {
 		return err
 	}

@@ -338,21 +338,40 @@ func (s *Store) Attr(ino uint64) (Inode, error) {
 // in one transaction, and only then installs the copies in the cache.
 // Caller holds mu.
 func (s *Store) update(body func(t backend.Txn) error, inodes ...*Inode) error {
+	var note staleNote
 	err := s.kv.Update(func(t backend.Txn) error {
+		note = staleNote{}
+		var c *checkedTxn
+		if s.shared {
+			c = &checkedTxn{Txn: t, s: s, note: &note}
+			t = c
+		}
 		if body != nil {
 			if err := body(t); err != nil {
 				return err
 			}
 		}
 		for _, i := range inodes {
+			if c != nil {
+				var err error
+				if i, err = c.checkedInode(i); err != nil {
+					return err
+				}
+			}
 			if err := putInode(t, i); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if errors.Is(err, errStale) {
+		s.catchUp(&note)
+	}
 	if err != nil {
 		return err
+	}
+	for _, i := range inodes {
+		i.base = nil
 	}
 	s.icMu.Lock()
 	for _, i := range inodes {
@@ -370,7 +389,11 @@ func (s *Store) editable(ino uint64) (*Inode, error) {
 	}
 	s.icMu.RLock()
 	defer s.icMu.RUnlock()
-	return i.clone(), nil
+	c := i.clone()
+	if s.shared {
+		c.base = i.clone()
+	}
+	return c, nil
 }
 
 func (s *Store) forget(ino uint64) {

@@ -75,6 +75,11 @@ func (s *Store) GetXattr(ino uint64, name string) ([]byte, error) {
 
 // SetXattr sets a user attribute.
 func (s *Store) SetXattr(ino uint64, name string, val []byte, flags uint32) error {
+	return again0(func() error { return s.setXattrOnce(ino, name, val, flags) })
+}
+
+// setXattrOnce is SetXattr, once (again: stale.go).
+func (s *Store) setXattrOnce(ino uint64, name string, val []byte, flags uint32) error {
 	if err := checkXattrName(name); err != nil {
 		return err
 	}
@@ -114,6 +119,11 @@ func (s *Store) SetXattr(ino uint64, name string, val []byte, flags uint32) erro
 
 // RemoveXattr removes a user attribute.
 func (s *Store) RemoveXattr(ino uint64, name string) error {
+	return again0(func() error { return s.removeXattrOnce(ino, name) })
+}
+
+// removeXattrOnce is RemoveXattr, once (again: stale.go).
+func (s *Store) removeXattrOnce(ino uint64, name string) error {
 	if err := checkXattrName(name); err != nil {
 		return err
 	}

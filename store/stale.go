@@ -1,0 +1,205 @@
+package store
+
+import (
+	"errors"
+	"slices"
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Namespace changes on a shared store. An operation decides from this
+// host's caches (the directory listings, the inodes) and writes in one
+// transaction (update). Another host may have changed the same names or
+// inodes since; the watch tells this host a moment later. So on a shared
+// store the transaction checks, with reads that join its read set (a change
+// committed after them makes it conflict and run again), that what the
+// operation relied on is still so:
+//   - each entry it removes or replaces is there and names the inode this
+//     host's listing names, and each name it adds is free if the listing
+//     says so (checkedTxn);
+//   - each inode it rewrites (an editable copy) has the names, mode,
+//     owner, link and xattr counts it had when copied (Inode.base), and
+//     it never moves a file's content (Content and Blob are taken from the
+//     stored inode: content moves are commits, rebase.go and stage.go);
+//   - a directory it removes is empty in the store (rmdir).
+//
+// If not, the transaction fails with errStale, the caches of what changed
+// are brought up to date (catchUp: listings dropped; inodes forgotten,
+// or, when this host is writing them, their names and modes refreshed),
+// and the operation starts over (again), deciding anew: of a rename and a
+// removal of one name at once on two hosts, one succeeds and the other
+// finds no such name.
+
+var errStale = errors.New("store: another host changed what this change relied on")
+
+// staleNote collects what a failed check found changed.
+type staleNote struct {
+	dirs   []uint64
+	inodes map[uint64]*Inode // the stored inode; nil if removed
+}
+
+func (n *staleNote) inode(ino uint64, stored *Inode) error {
+	if n.inodes == nil {
+		n.inodes = map[uint64]*Inode{}
+	}
+	n.inodes[ino] = stored
+	return errStale
+}
+
+func (n *staleNote) dir(dir uint64) error {
+	n.dirs = append(n.dirs, dir)
+	return errStale
+}
+
+// againTries bounds how often an operation starts over on a busy name.
+const againTries = 32
+
+// again runs op, starting over while it finds the store changed under it.
+func again[T any](op func() (T, error)) (T, error) {
+	for try := 0; ; try++ {
+		v, err := op()
+		if !errors.Is(err, errStale) {
+			return v, err
+		}
+		if try == againTries {
+			return v, syscall.EIO
+		}
+		rebaseWait(try)
+	}
+}
+
+func again0(op func() error) error {
+	_, err := again(func() (struct{}, error) { return struct{}{}, op() })
+	return err
+}
+
+// checkedTxn checks the entries a shared store's namespace change writes.
+type checkedTxn struct {
+	backend.Txn
+	s    *Store
+	note *staleNote
+}
+
+// entryAsCached fails when the stored entry k is not what this host's
+// listing says (when it has the listing).
+func (c *checkedTxn) entryAsCached(k []byte, mustExist bool) error {
+	dir, name := backend.DirentDir(k), backend.DirentName(k)
+	v, err := c.Txn.Get(k)
+	if err != nil && !errors.Is(err, backend.ErrNotFound) {
+		return err
+	}
+	stored, _, _ := decodeDirent(v)
+	if v == nil && mustExist {
+		return c.note.dir(dir)
+	}
+	c.s.dcMu.RLock()
+	l := c.s.dc[dir]
+	var cached dirent
+	var known, ok bool
+	if l != nil {
+		known = true
+		cached, ok = l.m[name]
+	}
+	c.s.dcMu.RUnlock()
+	if known && (ok != (v != nil) || ok && cached.ino != stored) {
+		return c.note.dir(dir)
+	}
+	return nil
+}
+
+func (c *checkedTxn) Set(k, v []byte) error {
+	if k[0] == backend.PrefixDirent {
+		if err := c.entryAsCached(k, false); err != nil {
+			return err
+		}
+	}
+	return c.Txn.Set(k, v)
+}
+
+func (c *checkedTxn) Delete(k []byte) error {
+	if k[0] == backend.PrefixDirent {
+		if err := c.entryAsCached(k, true); err != nil {
+			return err
+		}
+	}
+	return c.Txn.Delete(k)
+}
+
+// sameMeta reports whether a and b agree on what namespace changes
+// decide on: names, mode, owner, device, target, subdirectory and xattr
+// counts.
+func sameMeta(a, b *Inode) bool {
+	return a.Mode == b.Mode && a.Uid == b.Uid && a.Gid == b.Gid && a.Rdev == b.Rdev &&
+		a.Subdirs == b.Subdirs && a.Target == b.Target && a.Xattrs == b.Xattrs &&
+		slices.Equal(a.Links, b.Links)
+}
+
+// takeMeta copies what sameMeta compares (and the birth time) from b.
+func (a *Inode) takeMeta(b *Inode) {
+	a.Mode, a.Uid, a.Gid, a.Rdev, a.Btime = b.Mode, b.Uid, b.Gid, b.Rdev, b.Btime
+	a.Subdirs, a.Target, a.Xattrs = b.Subdirs, b.Target, b.Xattrs
+	a.Links = slices.Clone(b.Links)
+}
+
+// checkedInode is the inode i as a shared store's update writes it: it
+// fails if the stored one changed since i was copied, and keeps the stored
+// content pointers.
+func (c *checkedTxn) checkedInode(i *Inode) (*Inode, error) {
+	if i.base == nil {
+		return i, nil
+	}
+	stored, err := storedInode(c.Txn, i.Ino)
+	if err != nil {
+		return nil, err
+	}
+	if stored == nil || !sameMeta(stored, i.base) {
+		return nil, c.note.inode(i.Ino, stored)
+	}
+	w := i.clone()
+	w.Content, w.Blob = stored.Content, stored.Blob
+	return w, nil
+}
+
+// emptyDir fails when directory dir has an entry in the store.
+func (c *checkedTxn) emptyDir(dir uint64) error {
+	empty := true
+	err := c.Txn.Scan(backend.DirentPrefix(dir), nil, true, func(_, _ []byte) bool { empty = false; return false })
+	if err != nil {
+		return err
+	}
+	if !empty {
+		return c.note.dir(dir)
+	}
+	return nil
+}
+
+// catchUp brings the caches of what n found changed up to date.
+// Caller holds mu.
+func (s *Store) catchUp(n *staleNote) {
+	for _, d := range n.dirs {
+		s.dcDrop(d)
+	}
+	for ino, stored := range n.inodes {
+		if stored == nil || s.openState(ino) == nil {
+			s.forget(ino)
+			continue
+		}
+		// Written here: the size and times in the cache are ahead of
+		// the store; the rest is the store's.
+		s.icMu.Lock()
+		if i := s.inodes[ino]; i != nil {
+			i.takeMeta(stored)
+		}
+		s.icMu.Unlock()
+	}
+}
+
+// emptyInStore, in an update's body on a shared store, fails with errStale
+// when directory dir has an entry in the store.
+func emptyInStore(t backend.Txn, dir uint64) error {
+	if c, ok := t.(*checkedTxn); ok {
+		return c.emptyDir(dir)
+	}
+	return nil
+}
