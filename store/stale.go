@@ -31,6 +31,68 @@ import (
 // removal of one name at once on two hosts, one succeeds and the other
 // finds no such name.
 
+// update writes body and the given inodes (editable copies, see editable)
+// in one transaction, and only then installs the copies in the cache.
+// Caller holds mu.
+func (s *Store) update(body func(t backend.Txn) error, inodes ...*Inode) error {
+	var note staleNote
+	err := s.kv.Update(func(t backend.Txn) error {
+		note = staleNote{}
+		var c *checkedTxn
+		if s.shared {
+			c = &checkedTxn{Txn: t, s: s, note: &note}
+			t = c
+		}
+		if body != nil {
+			if err := body(t); err != nil {
+				return err
+			}
+		}
+		for _, i := range inodes {
+			if c != nil {
+				var err error
+				if i, err = c.checkedInode(i); err != nil {
+					return err
+				}
+			}
+			if err := putInode(t, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, errStale) {
+		s.catchUp(&note)
+	}
+	if err != nil {
+		return err
+	}
+	for _, i := range inodes {
+		i.base = nil
+	}
+	s.icMu.Lock()
+	for _, i := range inodes {
+		s.inodes[i.Ino] = i
+	}
+	s.icMu.Unlock()
+	return nil
+}
+
+// editable returns a private copy of an inode for use with update.
+func (s *Store) editable(ino uint64) (*Inode, error) {
+	i, err := s.inode(ino)
+	if err != nil {
+		return nil, err
+	}
+	s.icMu.RLock()
+	defer s.icMu.RUnlock()
+	c := i.clone()
+	if s.shared {
+		c.base = i.clone()
+	}
+	return c, nil
+}
+
 var errStale = errors.New("store: another host changed what this change relied on")
 
 // staleNote collects what a failed check found changed.
