@@ -75,6 +75,9 @@ func openKV(dataDir string, logger *log.Logger) (kv backend.KV, where string, sh
 	}
 	where = u
 	o.Logf = logger.Printf
+	if err := etcdAuth(&o); err != nil {
+		return nil, "", false, err
+	}
 	raw, err := rawKey()
 	if err != nil {
 		return nil, "", false, err
