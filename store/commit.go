@@ -33,6 +33,18 @@ func (s *Store) commit(f *openFile) error {
 		// stage holds none of the committed content: stage.go.)
 		s.restart(f, f.committedSize)
 	}
+	if lost := errors.Is(err, errStageLost) || errors.Is(err, errBaseGone); lost {
+		// What this rewrite did not change, or what it wrote ahead, is
+		// gone (stage.go): it cannot be committed; the file is the
+		// store's (another host's) version.
+		if i, ierr := s.inode(f.ino); ierr == nil {
+			s.icMu.RLock()
+			size := i.Size
+			s.icMu.RUnlock()
+			s.restart(f, size)
+			refused = true
+		}
+	}
 	committed := f.committedSize
 	f.mu.Unlock()
 	s.deliver(ev)
@@ -189,8 +201,8 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		} else {
 			s.recs.Forget(w.ino)
 		}
-		if errors.Is(err, backend.ErrOutcomeUnknown) {
-			s.forget(w.ino) // the store has the commit or not: ask it
+		if errors.Is(err, backend.ErrOutcomeUnknown) || errors.Is(err, errStageLost) || errors.Is(err, errBaseGone) {
+			s.forget(w.ino) // the store has the commit or not, or another host's version: ask it
 		}
 		return nil, err
 	}
