@@ -145,16 +145,20 @@ func (s *Store) createOnce(dir uint64, name string, perm uint32, own Owner) (Ino
 	defer s.unlock()
 	rec := Record{SHA256: EmptySHA256, Owner: s.opts.User}
 	old, oldRec := s.reclaim(dir, name)
+	var r redo
 	i, err := s.newNode(dir, name, syscall.S_IFREG|perm&0o7777, own, "", func(t backend.Txn, i *Inode) error {
 		if old != nil {
 			dp, err := s.Path(dir)
 			if err != nil {
 				return err
 			}
-			return s.handOver(t, path.Join(dp, name), old, oldRec, i, &rec, false)
+			return s.handOver(t, path.Join(dp, name), old, oldRec, i, &rec, false, &r)
 		}
 		return putRecord(t, i.Ino, &rec)
 	})
+	if old != nil {
+		s.recs.Forget(old.Ino) // handOver's record, now committed (or not)
+	}
 	if err != nil {
 		return Inode{}, err
 	}

@@ -189,6 +189,14 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 		}
 		return t.Set(backend.DirentKey(newDir, newName), encodeDirent(srcIno, srcMode))
 	}, changed...)
+	if extra != nil {
+		// It may have written their records (handOver): committed now,
+		// or not; read again (purge below reads the replaced one's).
+		s.recs.Forget(srcIno)
+		if exists {
+			s.recs.Forget(dstIno)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -271,8 +279,9 @@ func (s *Store) renameOver(oldDir uint64, oldName string, newDir uint64, newName
 		if err != nil {
 			return true, err
 		}
+		var r redo
 		return true, s.renameWith(oldDir, oldName, newDir, newName, 0, func(t backend.Txn, moved *Inode) error {
-			return s.handOver(t, path.Join(dp, newName), dst, dstRec, moved, srcRec, true)
+			return s.handOver(t, path.Join(dp, newName), dst, dstRec, moved, srcRec, true, &r)
 		})
 	}
 	if !s.keepInTrash(newDir, newName, dst) {

@@ -71,7 +71,8 @@ func (s *Store) replaceable(dir uint64, name string, old *Inode) bool {
 // successor key. committed says whether nw's content is already committed
 // (a rename), else its first commit comes later (a create). Caller holds
 // mu; old is quiet.
-func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw *Inode, nwRec *Record, committed bool) error {
+func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw *Inode, nwRec *Record, committed bool, r *redo) error {
+	r.start(nwRec, nw)
 	l := oldRec.lineage(old.Ino)
 	if oldRec.Version > 0 && old.Size > 0 && old.Size <= versionMax {
 		if m := s.Policy().UpdateMode(p); m == policy.Versioned || m == policy.Append {
@@ -96,11 +97,12 @@ func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw
 	nwRec.LastAccessed = max(nwRec.LastAccessed, oldRec.LastAccessed)
 	s.accMu.Lock()
 	if a, ok := s.access[old.Ino]; ok {
-		nwRec.AccessCount += a.count
-		nwRec.LastAccessed = max(nwRec.LastAccessed, a.last)
+		r.access = a // taken by the first run
 		delete(s.access, old.Ino)
 	}
 	s.accMu.Unlock()
+	nwRec.AccessCount += r.access.count
+	nwRec.LastAccessed = max(nwRec.LastAccessed, r.access.last)
 	nw.Btime = old.Btime
 	// User xattrs the new file does not have itself.
 	var names []string
@@ -129,9 +131,27 @@ func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw
 	if err := putRecord(t, nw.Ino, nwRec); err != nil {
 		return err
 	}
-	s.recs.Forget(old.Ino)
-	s.recs.Forget(nw.Ino)
+	// The caller forgets both cached records once the transaction is
+	// committed: forgotten here, a reader could fill the cache again with
+	// the records as they were before it (on etcd a commit takes a while).
 	return t.Set(backend.SuccessorKey(old.Ino), binary.BigEndian.AppendUint64(nil, nw.Ino))
+}
+
+// redo keeps what handOver adds to, so that a transaction body that runs
+// again (on etcd, after a conflict) starts from the same values.
+type redo struct {
+	rec    Record
+	xattrs uint32
+	access accessStat
+	done   bool
+}
+
+func (r *redo) start(rec *Record, i *Inode) {
+	if !r.done {
+		r.rec, r.xattrs, r.done = *rec, i.Xattrs, true
+		return
+	}
+	*rec, i.Xattrs = r.rec, r.xattrs
 }
 
 // successor is the inode a save moved the memory ino on to, 0 if none.
