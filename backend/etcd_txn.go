@@ -20,6 +20,10 @@ type etcdTxn struct {
 	ranges []keyRange
 	// buf maps a key (the KV's, not etcd's) to its pending write.
 	buf map[string]bufOp
+	// got holds what Get read of a key (the stored value; nil: absent):
+	// at the snapshot's revision a second Get reads the same, so it is
+	// not asked again.
+	got map[string][]byte
 	// bytes estimates the commit request's size.
 	bytes int
 }
@@ -90,15 +94,26 @@ func (t *etcdTxn) Get(key []byte) ([]byte, error) {
 		return bytes.Clone(op.plain), nil
 	}
 	k := t.e.data + string(key)
+	if v, ok := t.got[k]; ok {
+		if v == nil {
+			return nil, ErrNotFound
+		}
+		return t.e.open(key, v)
+	}
 	resp, err := t.get(k)
 	if err != nil {
 		return nil, err
 	}
+	if t.got == nil {
+		t.got = map[string][]byte{}
+	}
 	if len(resp.Kvs) == 0 {
 		t.observe(k, 0)
+		t.got[k] = nil
 		return nil, ErrNotFound
 	}
 	t.observe(k, resp.Kvs[0].ModRevision)
+	t.got[k] = resp.Kvs[0].Value
 	return t.e.open(key, resp.Kvs[0].Value)
 }
 
