@@ -114,13 +114,13 @@ func crashWriter() int {
 // NAME), fsyncs it and its directory, and returns its sha256.
 func writeDurable(rng *rand.Rand, dir, name string, viaRename bool) (string, []byte, error) {
 	size := rng.IntN(4 << 10) // mostly small; some span several chunks
-	switch rng.IntN(64) {
-	case 0, 1:
+	switch rng.IntN(128) {
+	case 0, 1, 2, 3:
 		size = 128<<10 + rng.IntN(256<<10)
-	case 2:
+	case 4:
 		// Past one etcd transaction and the spill threshold: a rewrite
 		// of it is staged (store/stage.go).
-		size = 2<<20 + rng.IntN(1<<20)
+		size = 2<<20 + rng.IntN(512<<10)
 	}
 	data := make([]byte, size)
 	for i := range data {
