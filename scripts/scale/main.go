@@ -4,14 +4,20 @@
 // and warm), and the mount process's memory (VmRSS/VmHWM) after mounting,
 // after any background work it starts at mount time has finished (it waits
 // until the process is idle, and reports how long that took), after
-// `find MNT/episodic -type f`, and after `cat` of 1000 files.
+// `find MNT/episodic -type f`, and after `cat` of 1000 files; then a
+// second (warm) mount, timed to its ready line and to its first search
+// answered (ls MNT/search/<two words>/, which waits for the index build).
 //
 // It generates -n files of 0.6-1.4 KiB (two thirds with YAML front matter)
 // in -work/src, imports them with `mnemofs import SRC --to /episodic/bulk`
-// while unmounted, then mounts -work/data at -work/mnt. Normally run
-// through scripts/bench-scale.sh, which builds the binaries and cleans up:
+// while unmounted, then mounts -work/data at -work/mnt. With -backend the
+// store is elsewhere (etcd://...: -work/data holds only host-local state)
+// and -store names the directory whose size is reported as the store's.
+// With -import-only it stops after the import.
+// Normally run through scripts/bench-scale.sh, which builds the binaries,
+// starts etcd if asked, and cleans up:
 //
-//	go run ./scripts/scale -bin ./mnemofs -work /var/tmp/scale [-n 100000]
+//	go run ./scripts/scale -bin ./mnemofs -work /var/tmp/scale [-n 100000] [-backend etcd://HOST:PORT/PREFIX -store DIR]
 package main
 
 import (
@@ -38,7 +44,19 @@ var (
 	perD  = flag.Int("per-dir", 1000, "files per generated directory")
 	ncat  = flag.Int("cat", 1000, "files to cat through the mount")
 	debug = flag.Bool("v", false, "show mnemofs output")
+	bkend = flag.String("backend", "", "mnemofs --backend (default: Badger in -work/data)")
+	store = flag.String("store", "", "directory holding the store, for its size (default -work/data)")
+	onlyI = flag.Bool("import-only", false, "stop after the import (no mount)")
 )
+
+// global: mnemofs's global flags, which go before the subcommand.
+func global(args ...string) []string {
+	g := []string{"--data", data}
+	if *bkend != "" {
+		g = append(g, "--backend", *bkend)
+	}
+	return append(g, args...)
+}
 
 var mnt, data, src string
 
@@ -72,7 +90,7 @@ func main() {
 
 	// Import while unmounted.
 	t = time.Now()
-	cmd := exec.Command(*bin, "import", src, "--to", "/episodic/bulk", "--data", data)
+	cmd := exec.Command(*bin, global("import", src, "--to", "/episodic/bulk")...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -87,7 +105,14 @@ func main() {
 	}
 	row("import", fmt.Sprintf("%.1f s, **%.0f files/s** (%s); peak RSS %s; %s", d.Seconds(), rate, goal,
 		mib(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss), lastLine(out)))
-	row("store on disk", du(data))
+	if *store == "" {
+		*store = data
+	}
+	row("store on disk", du(*store))
+	if *onlyI {
+		table(len(paths), rows)
+		return
+	}
 
 	// Cold mount: page cache dropped (root only).
 	cold := "page cache dropped"
@@ -133,6 +158,10 @@ func main() {
 	row("mount 2 (warm): ready line", fmt.Sprintf("%.0f ms", ms(ready)))
 	row("mount 2 (warm): stat MNT/episodic works", fmt.Sprintf("%.0f ms", ms(statOK)))
 	row("RSS after mount 2", rss())
+	t = time.Now()
+	hits := countLs(filepath.Join(mnt, "search", "deploy staging"))
+	row("mount 2 (warm): first search answered", fmt.Sprintf("%.0f ms after the mount started (%.0f ms for the ls; %d results)", ms(time.Since(mountStart)), ms(time.Since(t)), hits))
+	row("RSS after the first search", rss())
 	stopMount()
 	logMu.Lock()
 	for _, l := range mountLog {
@@ -140,7 +169,11 @@ func main() {
 	}
 	logMu.Unlock()
 
-	fmt.Printf("| measure (%d files) | result |\n|---|---|\n", len(paths))
+	table(len(paths), rows)
+}
+
+func table(n int, rows [][2]string) {
+	fmt.Printf("| measure (%d files) | result |\n|---|---|\n", n)
 	for _, r := range rows {
 		fmt.Printf("| %s | %s |\n", r[0], r[1])
 	}
@@ -196,16 +229,18 @@ func generate() ([]string, int64) {
 }
 
 var (
-	mountCmd *exec.Cmd
-	logMu    sync.Mutex
-	mountLog []string // the mount's stderr lines
+	mountCmd   *exec.Cmd
+	mountStart time.Time
+	logMu      sync.Mutex
+	mountLog   []string // the mount's stderr lines
 )
 
 // mount starts `mnemofs mount` and returns the time until its ready line
 // and until stat MNT/episodic succeeds.
 func mount() (ready, statOK time.Duration) {
 	t := time.Now()
-	mountCmd = exec.Command(*bin, "mount", "--data", data, mnt)
+	mountStart = t
+	mountCmd = exec.Command(*bin, global("mount", mnt)...)
 	out, err := mountCmd.StdoutPipe()
 	check(err)
 	errPipe, err := mountCmd.StderrPipe()
@@ -270,12 +305,13 @@ func stopMount() {
 }
 
 // quiesce waits until the mount process uses under 5% of a CPU for a
-// second, and returns how long that took and the CPU time it used.
+// second (15 minutes at most), and returns how long that took and the CPU
+// time it used.
 func quiesce() (time.Duration, time.Duration) {
 	t := time.Now()
 	start := cpuTime()
 	prev := start
-	for time.Since(t) < 5*time.Minute {
+	for time.Since(t) < 15*time.Minute { // an index build on etcd takes minutes
 		time.Sleep(time.Second)
 		now := cpuTime()
 		if now-prev < 50*time.Millisecond {
@@ -347,6 +383,12 @@ func countFind() int {
 	}
 	check(c.Wait())
 	return found
+}
+
+func countLs(dir string) int {
+	es, err := os.ReadDir(dir)
+	check(err)
+	return len(es)
 }
 
 func du(dir string) string {
