@@ -50,7 +50,7 @@ if [ "$ROUNDS" -gt 0 ]; then
 		done
 	done
 	echo
-	echo "| import of $IMPORT_N files (files/s) | $(seq -s ' | ' "$ROUNDS" | sed 's/[0-9]*/round &/g') | median |"
+	echo "| import of $IMPORT_N files (files/s) | $(seq -s ' | ' "$ROUNDS" | sed 's/[0-9][0-9]*/round &/g') | median |"
 	echo "|---|$(printf -- '---:|%.0s' $(seq $((ROUNDS + 1))))"
 	for b in badger etcd; do
 		rs=()
