@@ -95,11 +95,13 @@ import re, sys
 res, n = sys.argv[1], sys.argv[2]
 rows, order = {}, []
 for b in ("badger", "etcd"):
+    seen = {}
     for line in open(f"{res}/scale-{b}.md"):
         m = re.match(r"^\| (.+?) \| (.*) \|$", line.rstrip("\n"))
         if not m or m.group(1).startswith(("measure", "---", "mount log", "etcd member")):
             continue
-        k = m.group(1)
+        seen[m.group(1)] = seen.get(m.group(1), 0) + 1
+        k = m.group(1) + ("" if seen[m.group(1)] == 1 else " (%d)" % seen[m.group(1)])
         if k not in rows:
             rows[k] = {}
             order.append(k)

@@ -391,7 +391,7 @@ func firstSearch(row func(k, v string), label string) {
 	es, err := os.ReadDir(filepath.Join(mnt, "search", "deploy staging"))
 	check(err)
 	row(label+": first search answered", fmt.Sprintf("%.0f ms after the mount started (%.0f ms for the ls; %d entries)", ms(time.Since(mountStart)), ms(time.Since(t)), len(es)))
-	row("RSS after the first search", rss())
+	row(label+": RSS after the first search", rss())
 }
 
 func du(dir string) string {
