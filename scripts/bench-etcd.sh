@@ -31,8 +31,6 @@ SEQ_MIB=${SEQ_MIB:-16}
 VIS=${VIS:-200}
 OUT=${OUT:-scripts/out}
 SCRATCH_PARENT=${SCRATCH_PARENT:-/var/tmp}
-ETCD=${MNEMOFS_ETCD:-/usr/bin/etcd}
-[ -x "$ETCD" ] || die "no etcd at $ETCD: apt-get install etcd-server (or set MNEMOFS_ETCD)"
 command -v python3 >/dev/null || die "python3 is needed for the visibility probe"
 
 SCRATCH=$(mktemp -d "$SCRATCH_PARENT/mnemofs-bench-etcd.XXXXXX")
@@ -46,6 +44,7 @@ cleanup() {
 	sleep 1
 	for m in "${MNTS[@]}"; do unmount_if_mounted "$m"; done
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	etcd_stop
 	wait 2>/dev/null || true
 	if [ "${KEEP:-0}" = 1 ]; then echo "$NAME: kept $SCRATCH" >&2; else rm -rf "$SCRATCH"; fi
 	exit "$rc"
@@ -57,24 +56,8 @@ mkdir -p "$BIN" "${MNTS[@]}" "$SCRATCH/mn-data" "$SCRATCH/ea-data" "$SCRATCH/eb-
 go build -o "$BIN/mnemofs" ./cmd/mnemofs
 go build -o "$BIN/fsbench" ./scripts/fsbench
 
-# A 3-member cluster on free loopback ports.
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-initial= eps=
-declare -a CP PP
-for i in 0 1 2; do
-	CP[$i]=$(port); PP[$i]=$(port)
-	initial+="${initial:+,}m$i=http://127.0.0.1:${PP[$i]}"
-	eps+="${eps:+,}127.0.0.1:${CP[$i]}"
-done
-for i in 0 1 2; do
-	"$ETCD" --name "m$i" --data-dir "$SCRATCH/etcd-m$i" \
-		--listen-client-urls "http://127.0.0.1:${CP[$i]}" --advertise-client-urls "http://127.0.0.1:${CP[$i]}" \
-		--listen-peer-urls "http://127.0.0.1:${PP[$i]}" --initial-advertise-peer-urls "http://127.0.0.1:${PP[$i]}" \
-		--initial-cluster "$initial" --initial-cluster-state new --initial-cluster-token bench \
-		>"$SCRATCH/etcd-m$i.log" 2>&1 &
-	PIDS+=($!)
-done
-BACKEND="etcd://$eps/bench"
+etcd_start "$SCRATCH"
+BACKEND="etcd://$ETCD_EPS/bench"
 
 mount_one() { # LABEL DATA MNT [ARGS...]
 	local label=$1 data=$2 mnt=$3
@@ -84,7 +67,6 @@ mount_one() { # LABEL DATA MNT [ARGS...]
 	LAST=$!
 	wait_for "$SCRATCH/$label.log" "^mnemofs: mounted" "$LAST"
 }
-sleep 2 # the members elect a leader
 mount_one mnemofs "$SCRATCH/mn-data" "$SCRATCH/mn-mnt"
 MN=$LAST
 mount_one mnemofs-etcd "$SCRATCH/ea-data" "$SCRATCH/ea-mnt" --backend "$BACKEND"
@@ -152,7 +134,7 @@ PY
 	echo
 	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)."
 	echo "Command: ROUNDS=$ROUNDS ITERS=$ITERS FILES=$FILES SEQ_MIB=$SEQ_MIB VIS=$VIS bash scripts/bench-etcd.sh"
-	echo "mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'); etcd $("$ETCD" --version | head -1 | awk '{print $3}'), 3 members on loopback, one machine (every member, both mounts and the benchmark share the 2 CPUs)."
+	echo "mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'); etcd $ETCD_VERSION, 3 members on loopback, one machine (every member, both mounts and the benchmark share the 2 CPUs)."
 	echo
 	"$BIN/fsbench" table "$RES"/round*.json
 	echo

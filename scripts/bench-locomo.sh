@@ -12,6 +12,7 @@
 #   bash scripts/bench-locomo.sh -layout jsonl            # one turns.jsonl a session, a line a turn
 #   bash scripts/bench-locomo.sh -model DIR               # hybrid search with an embedding model
 #   bash scripts/bench-locomo.sh -data DIR -no-write      # re-query a kept store
+#   BACKEND=etcd bash scripts/bench-locomo.sh             # the store on etcd
 #
 # Options read here: -data DIR (store; default a fresh one in the scratch
 # area), -mnt DIR (mount point; default in the scratch area), -model DIR
@@ -19,13 +20,19 @@
 # store and binaries; the mount is still taken down). Everything else goes
 # to scripts/locomo: -conv LIST, -json, -dump FILE, -k N, -locomo DIR,
 # -layout files|jsonl, -no-write. Environment: LOCOMO_DIR (/work/shared/bench/locomo),
-# SCRATCH_PARENT (/var/tmp).
+# SCRATCH_PARENT (/var/tmp), BACKEND (badger, or etcd: a 3-member etcd
+# cluster on loopback started for the run, lib.sh's etcd_start, holds the
+# store, --backend etcd://.../locomo; -data then holds only host-local
+# state, and -keep keeps neither the cluster nor its store).
+# scripts/bench-etcd-scale.sh runs this with both backends, side by side.
 set -euo pipefail
 
 NAME=bench-locomo
 . "$(dirname "$0")/lib.sh"
 
 DATA= MNT= KEEP=0 NOWRITE=0 MODEL=
+BACKEND=${BACKEND:-badger}
+case $BACKEND in badger | etcd) ;; *) die "BACKEND: want badger or etcd, got $BACKEND" ;; esac
 ARGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -69,7 +76,10 @@ cleanup() {
 		done
 	fi
 	unmount_if_mounted "$MNT"
-	if [ "$KEEP" = 1 ]; then
+	etcd_stop
+	if [ "$KEEP" = 1 ] && [ "$BACKEND" = etcd ]; then
+		echo "bench-locomo: kept $SCRATCH; the store was on the run's etcd cluster, which is gone" >&2
+	elif [ "$KEEP" = 1 ]; then
 		echo "bench-locomo: kept the store in $DATA (mount it with: $SCRATCH/bin/mnemofs mount --data $DATA MNT)" >&2
 	else
 		rm -rf "$SCRATCH"
@@ -86,14 +96,16 @@ fi
 go build -C "$ROOT" -o "$SCRATCH/bin/mnemofs" ./cmd/mnemofs
 go build -C "$ROOT" -o "$SCRATCH/bin/locomo" ./scripts/locomo
 
-"$SCRATCH/bin/mnemofs" mount --data "$DATA" ${MODEL:+--model "$MODEL"} "$MNT" >"$SCRATCH/mount.log" 2>&1 &
+GLOBAL=(--data "$DATA")
+WHERE=$DATA
+if [ "$BACKEND" = etcd ]; then
+	etcd_start "$SCRATCH/etcd"
+	GLOBAL+=(--backend "etcd://$ETCD_EPS/locomo")
+	WHERE="etcd $ETCD_VERSION (3 members on loopback), host-local state in $DATA"
+fi
+"$SCRATCH/bin/mnemofs" "${GLOBAL[@]}" mount ${MODEL:+--model "$MODEL"} "$MNT" >"$SCRATCH/mount.log" 2>&1 &
 MOUNT_PID=$!
-for _ in $(seq 300); do
-	grep -q '^mnemofs: mounted' "$SCRATCH/mount.log" && break
-	kill -0 "$MOUNT_PID" 2>/dev/null || { cat "$SCRATCH/mount.log" >&2; die "mount exited"; }
-	sleep 0.1
-done
-grep -q '^mnemofs: mounted' "$SCRATCH/mount.log" || { cat "$SCRATCH/mount.log" >&2; die "mount not ready after 30s"; }
+wait_for "$SCRATCH/mount.log" '^mnemofs: mounted' "$MOUNT_PID"
 
-echo "bench-locomo: mnemofs $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(nproc) CPUs, store $DATA" >&2
+echo "bench-locomo: mnemofs $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(nproc) CPUs, store $WHERE" >&2
 "$SCRATCH/bin/locomo" -mnt "$MNT" "${ARGS[@]}"

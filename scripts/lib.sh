@@ -37,3 +37,52 @@ wait_for() {
 	cat "$1" >&2
 	die "mount not ready after 30 s"
 }
+
+# etcd_start DIR: starts a 3-member etcd cluster on free loopback ports,
+# members' data and logs under DIR (Debian's etcd-server: /usr/bin/etcd, or
+# MNEMOFS_ETCD), and waits until it has a leader. Sets ETCD_PIDS (the
+# members, for etcd_stop), ETCD_EPS (HOST:PORT,...) and ETCD_VERSION; a
+# store on it is --backend "etcd://$ETCD_EPS/PREFIX".
+ETCD_PIDS=()
+etcd_start() {
+	local dir=$1 etcd=${MNEMOFS_ETCD:-/usr/bin/etcd} initial= i
+	local -a cp pp
+	[ -x "$etcd" ] || die "no etcd at $etcd: apt-get install etcd-server (or set MNEMOFS_ETCD)"
+	command -v python3 >/dev/null || die "python3 is needed to pick free ports"
+	ETCD_VERSION=$("$etcd" --version | awk 'NR == 1 {print $3}') # no head: SIGPIPE under pipefail
+	ETCD_EPS=
+	for i in 0 1 2; do
+		read -r "cp[$i]" "pp[$i]" < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+		initial+="${initial:+,}m$i=http://127.0.0.1:${pp[$i]}"
+		ETCD_EPS+="${ETCD_EPS:+,}127.0.0.1:${cp[$i]}"
+	done
+	mkdir -p "$dir"
+	for i in 0 1 2; do
+		"$etcd" --name "m$i" --data-dir "$dir/etcd-m$i" \
+			--listen-client-urls "http://127.0.0.1:${cp[$i]}" --advertise-client-urls "http://127.0.0.1:${cp[$i]}" \
+			--listen-peer-urls "http://127.0.0.1:${pp[$i]}" --initial-advertise-peer-urls "http://127.0.0.1:${pp[$i]}" \
+			--initial-cluster "$initial" --initial-cluster-state new --initial-cluster-token bench \
+			>"$dir/etcd-m$i.log" 2>&1 &
+		ETCD_PIDS+=($!)
+	done
+	for _ in $(seq 100); do # a leader is elected
+		grep -q 'elected leader\|became leader' "$dir"/etcd-m*.log 2>/dev/null && return 0
+		sleep 0.1
+	done
+	die "the etcd cluster in $dir has no leader after 10 s"
+}
+
+# etcd_stop: stops the members etcd_start started (only those).
+etcd_stop() {
+	local p
+	for p in "${ETCD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${ETCD_PIDS[@]}"; do
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	ETCD_PIDS=()
+}

@@ -2,16 +2,23 @@
 // Markdown files (goal: at least 3000 files/s), the time a mount takes to
 // become ready with them in the store (cold, after dropping the page cache,
 // and warm), and the mount process's memory (VmRSS/VmHWM) after mounting,
-// after any background work it starts at mount time has finished (it waits
-// until the process is idle, and reports how long that took), after
-// `find MNT/episodic -type f`, and after `cat` of 1000 files.
+// after its first search is answered (ls MNT/search/<two words>/, which
+// waits for the index build; timed from the start of the mount), after any
+// background work left has finished (it waits until the process is idle,
+// and reports how long that took), after `find MNT/episodic -type f`, and
+// after `cat` of 1000 files; then a second (warm) mount, timed to its
+// ready line and its first search.
 //
 // It generates -n files of 0.6-1.4 KiB (two thirds with YAML front matter)
 // in -work/src, imports them with `mnemofs import SRC --to /episodic/bulk`
-// while unmounted, then mounts -work/data at -work/mnt. Normally run
-// through scripts/bench-scale.sh, which builds the binaries and cleans up:
+// while unmounted, then mounts -work/data at -work/mnt. With -backend the
+// store is elsewhere (etcd://...: -work/data holds only host-local state)
+// and -store names the directory whose size is reported as the store's.
+// With -import-only it stops after the import.
+// Normally run through scripts/bench-scale.sh, which builds the binaries,
+// starts etcd if asked, and cleans up:
 //
-//	go run ./scripts/scale -bin ./mnemofs -work /var/tmp/scale [-n 100000]
+//	go run ./scripts/scale -bin ./mnemofs -work /var/tmp/scale [-n 100000] [-backend etcd://HOST:PORT/PREFIX -store DIR]
 package main
 
 import (
@@ -38,7 +45,19 @@ var (
 	perD  = flag.Int("per-dir", 1000, "files per generated directory")
 	ncat  = flag.Int("cat", 1000, "files to cat through the mount")
 	debug = flag.Bool("v", false, "show mnemofs output")
+	bkend = flag.String("backend", "", "mnemofs --backend (default: Badger in -work/data)")
+	store = flag.String("store", "", "directory holding the store, for its size (default -work/data)")
+	onlyI = flag.Bool("import-only", false, "stop after the import (no mount)")
 )
+
+// global: mnemofs's global flags, which go before the subcommand.
+func global(args ...string) []string {
+	g := []string{"--data", data}
+	if *bkend != "" {
+		g = append(g, "--backend", *bkend)
+	}
+	return append(g, args...)
+}
 
 var mnt, data, src string
 
@@ -72,7 +91,7 @@ func main() {
 
 	// Import while unmounted.
 	t = time.Now()
-	cmd := exec.Command(*bin, "import", src, "--to", "/episodic/bulk", "--data", data)
+	cmd := exec.Command(*bin, global("import", src, "--to", "/episodic/bulk")...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -87,7 +106,14 @@ func main() {
 	}
 	row("import", fmt.Sprintf("%.1f s, **%.0f files/s** (%s); peak RSS %s; %s", d.Seconds(), rate, goal,
 		mib(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss), lastLine(out)))
-	row("store on disk", du(data))
+	if *store == "" {
+		*store = data
+	}
+	row("store on disk", du(*store))
+	if *onlyI {
+		table(len(paths), rows)
+		return
+	}
 
 	// Cold mount: page cache dropped (root only).
 	cold := "page cache dropped"
@@ -99,8 +125,9 @@ func main() {
 	row("mount 1 (cold): ready line", fmt.Sprintf("%.0f ms (%s)", ms(ready), cold))
 	row("mount 1 (cold): stat MNT/episodic works", fmt.Sprintf("%.0f ms", ms(statOK)))
 	row("RSS after mount", rss())
+	firstSearch(row, "mount 1 (cold)")
 	busy, cpu := quiesce()
-	row("background work after mount", fmt.Sprintf("busy for %.1f s after the ready line (%.1f s CPU)", busy.Seconds(), cpu.Seconds()))
+	row("background work after that", fmt.Sprintf("busy for %.1f s after the first search (%.1f s CPU)", busy.Seconds(), cpu.Seconds()))
 	row("RSS once idle", rss())
 
 	t = time.Now()
@@ -133,6 +160,7 @@ func main() {
 	row("mount 2 (warm): ready line", fmt.Sprintf("%.0f ms", ms(ready)))
 	row("mount 2 (warm): stat MNT/episodic works", fmt.Sprintf("%.0f ms", ms(statOK)))
 	row("RSS after mount 2", rss())
+	firstSearch(row, "mount 2 (warm)")
 	stopMount()
 	logMu.Lock()
 	for _, l := range mountLog {
@@ -140,7 +168,11 @@ func main() {
 	}
 	logMu.Unlock()
 
-	fmt.Printf("| measure (%d files) | result |\n|---|---|\n", len(paths))
+	table(len(paths), rows)
+}
+
+func table(n int, rows [][2]string) {
+	fmt.Printf("| measure (%d files) | result |\n|---|---|\n", n)
 	for _, r := range rows {
 		fmt.Printf("| %s | %s |\n", r[0], r[1])
 	}
@@ -196,16 +228,18 @@ func generate() ([]string, int64) {
 }
 
 var (
-	mountCmd *exec.Cmd
-	logMu    sync.Mutex
-	mountLog []string // the mount's stderr lines
+	mountCmd   *exec.Cmd
+	mountStart time.Time
+	logMu      sync.Mutex
+	mountLog   []string // the mount's stderr lines
 )
 
 // mount starts `mnemofs mount` and returns the time until its ready line
 // and until stat MNT/episodic succeeds.
 func mount() (ready, statOK time.Duration) {
 	t := time.Now()
-	mountCmd = exec.Command(*bin, "mount", "--data", data, mnt)
+	mountStart = t
+	mountCmd = exec.Command(*bin, global("mount", mnt)...)
 	out, err := mountCmd.StdoutPipe()
 	check(err)
 	errPipe, err := mountCmd.StderrPipe()
@@ -270,12 +304,13 @@ func stopMount() {
 }
 
 // quiesce waits until the mount process uses under 5% of a CPU for a
-// second, and returns how long that took and the CPU time it used.
+// second (15 minutes at most), and returns how long that took and the CPU
+// time it used.
 func quiesce() (time.Duration, time.Duration) {
 	t := time.Now()
 	start := cpuTime()
 	prev := start
-	for time.Since(t) < 5*time.Minute {
+	for time.Since(t) < 15*time.Minute { // an index build on etcd takes minutes
 		time.Sleep(time.Second)
 		now := cpuTime()
 		if now-prev < 50*time.Millisecond {
@@ -347,6 +382,16 @@ func countFind() int {
 	}
 	check(c.Wait())
 	return found
+}
+
+// firstSearch times ls MNT/search/<two words>/, which waits for the
+// mount's index build, from the start of the mount.
+func firstSearch(row func(k, v string), label string) {
+	t := time.Now()
+	es, err := os.ReadDir(filepath.Join(mnt, "search", "deploy staging"))
+	check(err)
+	row(label+": first search answered", fmt.Sprintf("%.0f ms after the mount started (%.0f ms for the ls; %d entries)", ms(time.Since(mountStart)), ms(time.Since(t)), len(es)))
+	row(label+": RSS after the first search", rss())
 }
 
 func du(dir string) string {
