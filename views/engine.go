@@ -315,12 +315,16 @@ func (e *Engine) build() {
 	if err != nil {
 		e.log.Printf("views: listing memories: %v", err)
 	}
+	w := e.warm(inos)
 	for n, ino := range inos {
 		if n%256 == 0 && e.isStopped() {
+			w.end()
 			return
 		}
 		e.apply(store.Change{Kind: store.Changed, Ino: ino})
+		w.built()
 	}
+	w.end()
 	if d := time.Since(t0); d > time.Second {
 		e.log.Printf("views: indexed %d memories in %v", len(inos), d.Round(time.Millisecond))
 		// A big build leaves garbage several times the index's size, and
