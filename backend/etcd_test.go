@@ -249,3 +249,47 @@ func TestEtcdSizeSyncClose(t *testing.T) {
 		t.Fatalf("commit markers after Close: %d, %v", len(resp.Kvs), err)
 	}
 }
+
+// TestEtcdGetMany: one request reads several keys at the transaction's
+// snapshot, not its pending writes, and they join its read set: a change
+// by another client before the commit makes the body run again.
+func TestEtcdGetMany(t *testing.T) {
+	t.Parallel()
+	kv := openEtcdKV(t, sharedEtcd(t), testPrefix(t), nil)
+	if err := kv.Update(func(tx Txn) error {
+		if err := tx.Set([]byte("a"), []byte("1")); err != nil {
+			return err
+		}
+		return tx.Set([]byte("e"), nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	err := kv.Update(func(tx Txn) error {
+		runs++
+		if _, err := tx.Get([]byte("a")); err != nil { // the snapshot's revision
+			return err
+		}
+		if err := tx.Set([]byte("a"), []byte("pending")); err != nil {
+			return err
+		}
+		vals, found, err := tx.(ManyGetter).GetMany([][]byte{[]byte("a"), []byte("missing"), []byte("e")})
+		if err != nil {
+			return err
+		}
+		want := map[int]string{1: "", 2: "x"}[runs]
+		if string(vals[0]) != "1" || !found[0] || found[1] || !found[2] || string(vals[2]) != want {
+			t.Errorf("run %d: GetMany: %q %v", runs, vals, found)
+		}
+		if runs == 1 { // another client changes a key read: a conflict
+			return kv.Update(func(o Txn) error { return o.Set([]byte("e"), []byte("x")) })
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs < 2 {
+		t.Fatalf("the body ran %d times: the keys GetMany read are not in the read set", runs)
+	}
+}

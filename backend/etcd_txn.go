@@ -20,15 +20,20 @@ type etcdTxn struct {
 	ranges []keyRange
 	// buf maps a key (the KV's, not etcd's) to its pending write.
 	buf map[string]bufOp
-	// got holds what Get read of a key (the stored value; nil: absent):
-	// at the snapshot's revision a second Get reads the same, so it is
-	// not asked again.
-	got map[string][]byte
+	// got holds what Get read of a key (the stored value, or absent): at
+	// the snapshot's revision a second Get reads the same, so it is not
+	// asked again.
+	got map[string]gotValue
 	// bytes estimates the commit request's size.
 	bytes int
 }
 
 type keyRange struct{ from, to string } // etcd keys, [from, to)
+
+type gotValue struct {
+	v  []byte // as stored (sealed)
+	ok bool   // false: absent
+}
 
 type bufOp struct {
 	plain, enc []byte // the value, and what goes to etcd (sealed or the same)
@@ -94,26 +99,26 @@ func (t *etcdTxn) Get(key []byte) ([]byte, error) {
 		return bytes.Clone(op.plain), nil
 	}
 	k := t.e.data + string(key)
-	if v, ok := t.got[k]; ok {
-		if v == nil {
+	if g, ok := t.got[k]; ok {
+		if !g.ok {
 			return nil, ErrNotFound
 		}
-		return t.e.open(key, v)
+		return t.e.open(key, g.v)
 	}
 	resp, err := t.get(k)
 	if err != nil {
 		return nil, err
 	}
 	if t.got == nil {
-		t.got = map[string][]byte{}
+		t.got = map[string]gotValue{}
 	}
 	if len(resp.Kvs) == 0 {
 		t.observe(k, 0)
-		t.got[k] = nil
+		t.got[k] = gotValue{}
 		return nil, ErrNotFound
 	}
 	t.observe(k, resp.Kvs[0].ModRevision)
-	t.got[k] = resp.Kvs[0].Value
+	t.got[k] = gotValue{resp.Kvs[0].Value, true}
 	return t.e.open(key, resp.Kvs[0].Value)
 }
 

@@ -48,6 +48,11 @@ func (s *Store) update(body func(t backend.Txn) error, inodes ...*Inode) error {
 				return err
 			}
 		}
+		if c != nil {
+			if err := c.verify(inodes); err != nil {
+				return err
+			}
+		}
 		for _, i := range inodes {
 			if c != nil {
 				var err error
@@ -136,56 +141,137 @@ func again0(op func() error) error {
 	return err
 }
 
-// checkedTxn checks the entries a shared store's namespace change writes.
+// checkedTxn checks the entries a shared store's namespace change writes:
+// what this host's listing said of each is noted as the body writes it,
+// and verify compares it, and the inodes' names and modes, with the store
+// in one request (backend.ManyGetter) once the body is done.
 type checkedTxn struct {
 	backend.Txn
-	s    *Store
-	note *staleNote
+	s       *Store
+	note    *staleNote
+	entries []entryCheck
 }
 
-// entryAsCached fails when the stored entry k is not what this host's
-// listing says (when it has the listing).
-func (c *checkedTxn) entryAsCached(k []byte, mustExist bool) error {
-	dir, name := backend.DirentDir(k), backend.DirentName(k)
-	v, err := c.Txn.Get(k)
-	if err != nil && !errors.Is(err, backend.ErrNotFound) {
-		return err
-	}
-	stored, _, _ := decodeDirent(v)
-	if v == nil && mustExist {
-		return c.note.dir(dir)
-	}
+// entryCheck is what an entry written should be in the store.
+type entryCheck struct {
+	key       []byte
+	mustExist bool // removed or replaced: it must be there
+	known     bool // this host has the directory's listing
+	cached    bool // the listing has it
+	ino       uint64
+	// read: the stored entry, read before the write (when the engine
+	// cannot read many keys at once at the end: its Get would see the
+	// write)
+	read        bool
+	stored, has []byte
+}
+
+// expect notes what this host's listing says of entry k.
+func (c *checkedTxn) expect(k []byte, mustExist bool) {
+	e := entryCheck{key: append([]byte(nil), k...), mustExist: mustExist}
 	c.s.dcMu.RLock()
-	l := c.s.dc[dir]
-	var cached dirent
-	var known, ok bool
-	if l != nil {
-		known = true
-		cached, ok = l.m[name]
+	if l := c.s.dc[backend.DirentDir(k)]; l != nil {
+		var d dirent
+		e.known = true
+		d, e.cached = l.m[backend.DirentName(k)]
+		e.ino = d.ino
 	}
 	c.s.dcMu.RUnlock()
-	if known && (ok != (v != nil) || ok && cached.ino != stored) {
-		return c.note.dir(dir)
+	if _, many := c.Txn.(backend.ManyGetter); !many {
+		v, err := c.Txn.Get(k)
+		e.read, e.stored = true, v
+		if err == nil {
+			e.has = []byte{1}
+		}
 	}
-	return nil
+	c.entries = append(c.entries, e)
 }
 
 func (c *checkedTxn) Set(k, v []byte) error {
 	if k[0] == backend.PrefixDirent {
-		if err := c.entryAsCached(k, false); err != nil {
-			return err
-		}
+		c.expect(k, false)
 	}
 	return c.Txn.Set(k, v)
 }
 
 func (c *checkedTxn) Delete(k []byte) error {
 	if k[0] == backend.PrefixDirent {
-		if err := c.entryAsCached(k, true); err != nil {
+		c.expect(k, true)
+	}
+	return c.Txn.Delete(k)
+}
+
+// getMany reads keys as stored, in one request when the engine can.
+func (c *checkedTxn) getMany(keys [][]byte) ([][]byte, []bool, error) {
+	if m, ok := c.Txn.(backend.ManyGetter); ok {
+		return m.GetMany(keys)
+	}
+	vals, found := make([][]byte, len(keys)), make([]bool, len(keys))
+	for i, k := range keys {
+		v, err := c.Txn.Get(k)
+		if err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return nil, nil, err
+		}
+		vals[i], found[i] = v, err == nil
+	}
+	return vals, found, nil
+}
+
+// verify fails with errStale when an entry the body wrote is not as this
+// host's listing said, or an inode about to be written no longer has the
+// names and mode it was copied with (Inode.base).
+func (c *checkedTxn) verify(inodes []*Inode) error {
+	keys := make([][]byte, 0, len(c.entries)+len(inodes))
+	for _, e := range c.entries {
+		if !e.read {
+			keys = append(keys, e.key)
+		}
+	}
+	for _, i := range inodes {
+		if i.base != nil {
+			keys = append(keys, backend.InodeKey(i.Ino))
+		}
+	}
+	var vals [][]byte
+	var found []bool
+	if len(keys) > 0 {
+		var err error
+		if vals, found, err = c.getMany(keys); err != nil {
 			return err
 		}
 	}
-	return c.Txn.Delete(k)
+	k := 0
+	for _, e := range c.entries {
+		v, has := e.stored, e.has != nil
+		if !e.read {
+			v, has = vals[k], found[k]
+			k++
+		}
+		stored, _, _ := decodeDirent(v)
+		if e.mustExist && !has || e.known && (e.cached != has || e.cached && e.ino != stored) {
+			c.note.dir(backend.DirentDir(e.key))
+		}
+	}
+	for _, i := range inodes {
+		if i.base == nil {
+			continue
+		}
+		var stored *Inode
+		if found[k] {
+			var err error
+			if stored, err = decodeInode(vals[k]); err != nil {
+				return err
+			}
+		}
+		if stored == nil || !sameMeta(stored, i.base) {
+			c.note.inode(i.Ino, stored)
+		}
+		k++
+	}
+	if len(c.note.dirs) > 0 || len(c.note.inodes) > 0 {
+		return errStale
+	}
+	return nil
 }
 
 // sameMeta reports whether a and b agree on what namespace changes
@@ -211,7 +297,7 @@ func (c *checkedTxn) checkedInode(i *Inode) (*Inode, error) {
 	if i.base == nil {
 		return i, nil
 	}
-	stored, err := storedInode(c.Txn, i.Ino)
+	stored, err := storedInode(c.Txn, i.Ino) // read by verify: no request
 	if err != nil {
 		return nil, err
 	}
