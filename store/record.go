@@ -147,10 +147,24 @@ func (s *Store) flushAccess() error {
 	// writers wait for one slice at a time, not for all of them; fewer
 	// when the engine's limit is lower (etcd: 128 operations).
 	perTxn := 256
+	if n := s.accLimit.Load(); n > 0 {
+		perTxn = int(n) // learned from the engine's refusal
+	}
 	for len(inos) > 0 {
 		part := inos[:min(perTxn, len(inos))]
 		s.mu.Lock()
 		err := s.kv.Update(func(t backend.Txn) error {
+			if m, ok := t.(backend.ManyGetter); ok {
+				// Their inodes and records in one request, not two
+				// round trips each (etcd), while mu is held.
+				keys := make([][]byte, 0, 2*len(part))
+				for _, ino := range part {
+					keys = append(keys, backend.InodeKey(ino), backend.MetaKey(ino))
+				}
+				if _, _, err := m.GetMany(keys); err != nil {
+					return err
+				}
+			}
 			for _, ino := range part {
 				if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
 					continue // removed meanwhile
@@ -176,6 +190,7 @@ func (s *Store) flushAccess() error {
 		s.unlock()
 		if errors.Is(err, backend.ErrTxnTooBig) && len(part) > 1 {
 			perTxn = len(part) / 2
+			s.accLimit.Store(int32(perTxn))
 			continue
 		}
 		if err != nil {

@@ -113,6 +113,9 @@ type Store struct {
 	// packLimit, when set, is fewer members a pack than packFiles: the
 	// engine refused a bigger pack's transaction (packing.go).
 	packLimit atomic.Int32
+	// accLimit, when set, is fewer records a transaction than
+	// flushAccess's 256: the engine refused more (record.go).
+	accLimit atomic.Int32
 
 	// shared: other hosts change the KV too; stopWatch ends the watch of
 	// their changes (remote.go).
