@@ -127,6 +127,10 @@ print("| what reaches host B, after the close on host A | p50 | p95 | max | n |"
 print("|---|---|---|---|---|")
 for name, xs in (("the file, read whole", files), ("its by-tag/ view entry", views), ("its search/ result", search)):
     print("| %s | %s | %s | %s | %d |" % (name, ms(pct(xs, .5)), ms(pct(xs, .95)), ms(max(xs)), len(xs)))
+print()
+print("Slowest probes (file number: ms): views %s; search %s" % (
+    ", ".join("%d: %.0f" % (i, views[i] * 1000) for i in sorted(range(len(views)), key=lambda i: -views[i])[:3]),
+    ", ".join("%d: %.0f" % (10 * i, search[i] * 1000) for i in sorted(range(len(search)), key=lambda i: -search[i])[:3])))
 PY
 
 {

@@ -255,12 +255,16 @@ func (e *Engine) run() {
 			e.red.mu.Unlock()
 			e.build()
 		}
-		for _, c := range merge(batch) {
+		changes := merge(batch)
+		w := e.warm(changedInos(changes))
+		for _, c := range changes {
 			e.apply(c)
+			w.built()
 			// A mount may have a single scheduler thread (cmd/mnemofs
 			// leaveACPU): let waiting requests in between changes.
 			runtime.Gosched()
 		}
+		w.end()
 		if e.dirMoved {
 			e.dirMoved = false
 			for _, d := range e.movedDirs {

@@ -81,3 +81,13 @@ func (w *warmer) end() {
 	close(w.stop)
 	w.wg.Wait()
 }
+
+// changedInos lists the memories a batch of changes has the engine read
+// (in the order it applies them; the warmer's slots follow that order).
+func changedInos(cs []store.Change) []uint64 {
+	inos := make([]uint64, 0, len(cs))
+	for _, c := range cs {
+		inos = append(inos, c.Ino)
+	}
+	return inos
+}
