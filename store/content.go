@@ -33,6 +33,7 @@ func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
 	f := s.openState(ino)
 	if f != nil {
 		f.mu.Lock()
+		s.takeRemote(f)
 		s.ptSync(f)
 		if f.blob == nil {
 			if i, err := s.inode(ino); err == nil && s.blobGenOf(i) != 0 {

@@ -73,6 +73,9 @@ type openFile struct {
 	// changes, and this host forgot its cached inode (remote.go): the
 	// committed size here is the old one until refreshStale.
 	stale bool
+	// remote: another host changed the file while f was busy (its mu
+	// held); takeRemote acts on it. Set without mu.
+	remote atomic.Bool
 
 	// sess is the passthrough session running on blob (passthrough.go,
 	// writestate.go); nil when none runs. Its fields are guarded by mu.

@@ -141,6 +141,12 @@ func (s *Store) writingLocal(ino uint64) bool {
 		if !busy {
 			return false
 		}
+	} else if w != nil && w.f != nil {
+		// Busy (a read, a write, a commit): the next call on it finds
+		// the change noted and, if it holds no changes, forgets the
+		// inode then (takeRemote), since its last close may never come
+		// under a reader that polls.
+		w.f.remote.Store(true)
 	}
 	if w != nil {
 		if s.staleOpen == nil {
@@ -149,6 +155,27 @@ func (s *Store) writingLocal(ino uint64) bool {
 		s.staleOpen[ino] = true
 	}
 	return w != nil
+}
+
+// takeRemote acts on another host's change that came while f was busy
+// (writingLocal): if f holds no changes, the cached inode is forgotten and
+// f is stale (refreshStale), as it would have been had f been idle.
+// Caller holds f.mu.
+func (s *Store) takeRemote(f *openFile) {
+	if !f.remote.Swap(false) {
+		return
+	}
+	if f.modified {
+		f.remote.Store(true) // its commit rebases on the stored file, or its last close forgets it
+		return
+	}
+	f.stale = true
+	s.icMu.Lock()
+	delete(s.inodes, f.ino)
+	s.icMu.Unlock()
+	s.tails.Forget(f.ino)
+	s.recs.Forget(f.ino)
+	s.notifyContent(f.ino) // queued: sent by the notifier, not from here
 }
 
 // forgetStale drops the cached inode of a file another host changed while
@@ -220,6 +247,7 @@ func sharedCreate(t backend.Txn, dir uint64, name string, p *Inode, now int64, i
 // (writingLocal) to the stored file before it changes it. Caller holds
 // f.mu.
 func (s *Store) refreshStale(f *openFile) error {
+	s.takeRemote(f)
 	if !f.stale || f.modified {
 		return nil
 	}
