@@ -337,17 +337,17 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 // longer points at go last. Caller holds f.mu and s.mu.
 func (s *Store) writeCommit(f *openFile, w *commitWrite) error {
 	if f.stage != 0 {
-		return s.writeStaged(f, w, w.size)
+		return s.writeStaged(f, w)
 	}
 	err := s.kv.Update(func(t backend.Txn) error { return w.apply(t, partAll) })
 	if errors.Is(err, errRestage) {
-		return s.writeStaged(f, w, w.size)
+		return s.writeStaged(f, w)
 	}
 	if !errors.Is(err, backend.ErrTxnTooBig) {
 		return err
 	}
 	if s.stages(f) && f.blob == nil {
-		return s.writeStaged(f, w, w.size)
+		return s.writeStaged(f, w)
 	}
 	b := s.kv.NewBatch()
 	for idx, c := range w.dirty {

@@ -26,7 +26,7 @@ func (s *Store) fsckChunkSets(r *FsckReport, inodes map[uint64]*Inode, chunks ma
 	for _, m := range marks {
 		byID[m.id] = m
 	}
-	alive := map[string]bool{}
+	alive := hostsSeen{}
 	for id, cs := range chunks {
 		r.Chunks += len(cs)
 		if refs[id] {

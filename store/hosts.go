@@ -67,6 +67,21 @@ func (s *Store) alive(id string) (bool, error) {
 	return ok, err
 }
 
+// hostsSeen remembers, for one sweep, which hosts' presence was found.
+type hostsSeen map[string]bool
+
+// up is alive, asked once a host per sweep.
+func (s *Store) up(id string, seen hostsSeen) (bool, error) {
+	if v, ok := seen[id]; ok {
+		return v, nil
+	}
+	v, err := s.alive(id)
+	if err == nil {
+		seen[id] = v
+	}
+	return v, err
+}
+
 // sweepOrphans frees the orphans of hosts that are no longer there.
 func (s *Store) sweepOrphans() error {
 	if !s.shared || s.opts.ReadOnly {
@@ -82,19 +97,14 @@ func (s *Store) sweepOrphans() error {
 	if err != nil {
 		return err
 	}
-	dead := map[string]bool{}
+	seen := hostsSeen{}
 	for ino, id := range owners {
 		if id == "" || id == s.hostID {
 			continue // unknown (a single host's store before) or ours
 		}
-		if _, seen := dead[id]; !seen {
-			live, err := s.alive(id)
-			if err != nil {
-				return err
-			}
-			dead[id] = !live
-		}
-		if !dead[id] {
+		if live, err := s.up(id, seen); err != nil {
+			return err
+		} else if live {
 			continue
 		}
 		s.mu.Lock()

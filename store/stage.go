@@ -100,9 +100,9 @@ func (s *Store) endStage(f *openFile, drop bool) {
 	s.stageMu.Unlock()
 }
 
-// writeStaged writes the commit w of f (size bytes) as a staged rewrite.
-// Caller holds f.mu and s.mu.
-func (s *Store) writeStaged(f *openFile, w *commitWrite, size uint64) error {
+// writeStaged writes the commit w of f as a staged rewrite. Caller holds
+// f.mu and s.mu.
+func (s *Store) writeStaged(f *openFile, w *commitWrite) error {
 	old := w.snapshot.chunkID()
 	if f.stage != 0 && f.stage == old {
 		// A commit whose answer was lost did switch to this stage: what it
@@ -121,7 +121,7 @@ func (s *Store) writeStaged(f *openFile, w *commitWrite, size uint64) error {
 			return fail(err)
 		}
 	}
-	if err := s.copyCommitted(f, w, old, size, b); err != nil {
+	if err := s.copyCommitted(f, w, old, b); err != nil {
 		return fail(err)
 	}
 	if w.keep {
@@ -189,11 +189,11 @@ func (s *Store) writeStaged(f *openFile, w *commitWrite, size uint64) error {
 }
 
 // copyCommitted adds to b, under f's stage, the committed chunks of f
-// (chunk id old) that the new content of size bytes keeps: those neither
+// (chunk id old) that the new content of w.size bytes keeps: those neither
 // dirty, nor staged, nor cut off by a truncation.
-func (s *Store) copyCommitted(f *openFile, w *commitWrite, old, size uint64, b backend.Batch) error {
+func (s *Store) copyCommitted(f *openFile, w *commitWrite, old uint64, b backend.Batch) error {
 	var idxs []uint32
-	for idx := uint32(0); uint64(idx)*ChunkSize < size; idx++ {
+	for idx := uint32(0); uint64(idx)*ChunkSize < w.size; idx++ {
 		if _, ok := w.dirty[idx]; ok || f.staged[idx] || uint64(idx)*ChunkSize >= f.truncFloor {
 			continue
 		}
@@ -226,17 +226,7 @@ func (s *Store) copyCommitted(f *openFile, w *commitWrite, old, size uint64, b b
 
 // dropChunkSet deletes the chunks of id, then its marker.
 func (s *Store) dropChunkSet(id uint64) error {
-	var keys [][]byte
-	err := s.kv.View(func(t backend.Txn) error {
-		return t.Scan(backend.ChunkPrefix(id), nil, true, func(k, _ []byte) bool {
-			keys = append(keys, append([]byte(nil), k...))
-			return true
-		})
-	})
-	if err != nil {
-		return err
-	}
-	if err := s.deleteKeys(keys); err != nil {
+	if err := backend.DeletePrefix(s.kv, backend.ChunkPrefix(id)); err != nil {
 		return err
 	}
 	return s.kvDelete(backend.StageKey(id))

@@ -80,7 +80,7 @@ func (s *Store) stageMarks() ([]stageMark, error) {
 // a collection) that nothing does any more: on a store of one host, none
 // that an open state here writes; on a shared store, its host is gone, or
 // it is this host's and no open state holds it.
-func (s *Store) abandoned(m stageMark, alive map[string]bool) (bool, error) {
+func (s *Store) abandoned(m stageMark, seen hostsSeen) (bool, error) {
 	if m.state == stageGarbage {
 		return !s.shared || time.Since(m.since) > s.grace, nil
 	}
@@ -93,15 +93,8 @@ func (s *Store) abandoned(m stageMark, alive map[string]bool) (bool, error) {
 	if !s.shared || m.host == s.hostID || m.host == "" {
 		return true, nil
 	}
-	up, seen := alive[m.host]
-	if !seen {
-		var err error
-		if up, err = s.alive(m.host); err != nil {
-			return false, err
-		}
-		alive[m.host] = up
-	}
-	return !up, nil
+	up, err := s.up(m.host, seen)
+	return !up, err
 }
 
 // errSkip: the marker changed under a collection, which leaves it.
@@ -154,7 +147,7 @@ func (s *Store) sweepStages() error {
 	if err != nil {
 		return err
 	}
-	alive := map[string]bool{}
+	alive := hostsSeen{}
 	for _, m := range marks {
 		gone, err := s.abandoned(m, alive)
 		if err != nil {
