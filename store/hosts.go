@@ -153,6 +153,7 @@ func (s *Store) startUp() error {
 		if err := s.sweepOrphans(); err != nil {
 			return err
 		}
+		s.lastSweep = time.Now() // the flusher's next sweep is sweepEvery from now (it starts after this)
 	} else if err := s.cleanOrphans(); err != nil {
 		return err
 	}
