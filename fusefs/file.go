@@ -45,8 +45,11 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 		return nil, 0, syscall.EROFS
 	}
 	kind := store.PTNone
-	if flags&syscall.O_APPEND != 0 {
+	switch {
+	case flags&syscall.O_APPEND != 0:
 		kind = store.PTAppend
+	case flags&syscall.O_ACCMODE == syscall.O_RDONLY:
+		kind = store.PTRead
 	}
 	return f.open(flags, kind)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -197,5 +198,69 @@ func TestPassthrough(t *testing.T) {
 	must(t, err)
 	if len(r.Problems) > 0 {
 		t.Errorf("fsck: %v", r.Problems)
+	}
+}
+
+// TestPassthroughReads: a large file opened for reading only is read by
+// the kernel from its blob file (no read reaches the daemon); a writer
+// that opens it meanwhile joins the session and the reader sees its
+// bytes; the record follows; a file of a versioned tree is read through
+// the daemon, as its history needs.
+func TestPassthroughReads(t *testing.T) {
+	// Not parallel: it counts the reads that reach any daemon of this
+	// process (latRead is the package's).
+	needLocalFiles(t)
+	tf := mountAt(t, t.TempDir(), store.Options{ScratchAge: -1})
+	content := make([]byte, 3<<20+77)
+	for i := range content {
+		content[i] = byte(i*7 + i>>10)
+	}
+	big := tf.path("working/big.bin")
+	kept := tf.path("semantic/big.bin")
+	must(t, os.MkdirAll(filepath.Dir(big), 0o755))
+	must(t, os.MkdirAll(filepath.Dir(kept), 0o755))
+	must(t, os.WriteFile(big, content, 0o644))
+	must(t, os.WriteFile(kept, content, 0o644))
+	waitXattr(t, big, "user.mnemofs.sha256", shaHex(content))
+	time.Sleep(300 * time.Millisecond) // the write sessions end
+
+	reads0 := latRead.Summary().Count
+	r, err := os.Open(big)
+	must(t, err)
+	got := make([]byte, len(content))
+	if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("read of the large file: %v", err)
+	}
+	if n := latRead.Summary().Count - reads0; kernelPassthrough() && n != 0 {
+		t.Errorf("%d reads reached the daemon; a large file opened for reading is read by the kernel", n)
+	}
+	// A writer joins the reader's session; the reader sees its bytes.
+	w, err := os.OpenFile(big, os.O_RDWR, 0)
+	must(t, err)
+	_, err = w.WriteAt([]byte("changed while read"), 1000)
+	must(t, err)
+	copy(content[1000:], "changed while read")
+	must(t, w.Close())
+	if _, err := r.ReadAt(got[:4096], 0); err != nil || !bytes.Equal(got[:4096], content[:4096]) {
+		t.Errorf("the reader does not see the writer's bytes: %q", got[1000:1018])
+	}
+	must(t, r.Close())
+	waitXattr(t, big, "user.mnemofs.sha256", shaHex(content))
+	time.Sleep(300 * time.Millisecond)
+	if b, err := os.ReadFile(big); err != nil || !bytes.Equal(b, content) {
+		t.Errorf("read after the session: %d bytes, %v", len(b), err)
+	}
+
+	reads0 = latRead.Summary().Count
+	if b, err := os.ReadFile(kept); err != nil || len(b) != len(content) {
+		t.Fatalf("read of the versioned file: %d bytes, %v", len(b), err)
+	}
+	if latRead.Summary().Count == reads0 {
+		t.Errorf("no read of the versioned file reached the daemon: its history needs every change through it")
+	}
+	rep, err := tf.st.Fsck(false)
+	must(t, err)
+	if len(rep.Problems) > 0 {
+		t.Errorf("fsck: %v", rep.Problems)
 	}
 }

@@ -62,6 +62,9 @@ const (
 	PTCreate
 	// PTAppend is an open with O_APPEND for writing.
 	PTAppend
+	// PTRead is an open for reading only: a large file whose content is
+	// one blob file is read by the kernel from that file (ptReadMin).
+	PTRead
 )
 
 const (
@@ -70,6 +73,11 @@ const (
 	// ptHashInline: a session's commit hashes content up to this size at
 	// once; larger content is hashed when the session is settled.
 	ptHashInline = 4 << 20
+	// ptReadMin: a read-only open starts a session only for content this
+	// large, where the kernel's copy from its own page cache of the
+	// backing file (large folios) beats the FUSE inode's; below it the
+	// session's start and end would cost more than they save.
+	ptReadMin = 1 << 20
 )
 
 // ptStamp is what fstat says of a session's blob.
@@ -110,7 +118,7 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		}
 		return f.blob
 	}
-	if kind == PTNone || !writes {
+	if kind == PTNone || writes == (kind == PTRead) {
 		return nil
 	}
 	s.filesMu.Lock()
@@ -138,6 +146,13 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 	}
 	sess := &ptSession{}
 	switch kind {
+	case PTRead:
+		bf := s.ptReadable(ino, gen, size)
+		if bf == nil {
+			return nil
+		}
+		f.blob, f.blobGen, f.blobNew = bf, gen, false
+		sess.appends = true // no handle writes below the end (yet)
 	case PTAppend:
 		if gen == 0 {
 			return nil
@@ -164,7 +179,7 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		f.blob, f.blobGen, f.blobNew, sess.temp = bf, 0, true, true
 		sess.appends = false
 	}
-	if !appends {
+	if writes && !appends {
 		sess.writers++
 	}
 	f.hash, f.hashTried = nil, true
@@ -172,6 +187,32 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 	f.sess.Store(sess)
 	s.tails.Forget(ino)
 	return f.blob
+}
+
+// ptReadable opens the blob of ino for a read session (PTRead), or
+// returns nil when the kernel must not read it directly: content smaller
+// than ptReadMin, a blob that holds more than the committed size (an
+// append after a crash, which a read must not adopt), a shared store
+// (another host may change the file) or a log the store's user sees only
+// part of (loglines.go). Caller holds mu.
+func (s *Store) ptReadable(ino, gen, size uint64) *os.File {
+	if gen == 0 || size < ptReadMin || s.shared {
+		return nil
+	}
+	if s.opts.User != "" {
+		if r, reg, err := s.memoryRecord(ino); err != nil || !reg || r.partial(s.opts.User) {
+			return nil
+		}
+	}
+	bf, err := s.blobs.Open(ino, gen)
+	if err != nil {
+		return nil
+	}
+	if st, err := stampOf(bf); err != nil || uint64(st.size) != size {
+		bf.Close()
+		return nil
+	}
+	return bf
 }
 
 // PassthroughClosed tells the session of ino that a handle for which

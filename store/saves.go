@@ -186,13 +186,31 @@ func (s *Store) vacate(dir uint64, name string, ino uint64) {
 		return // not a memory's name
 	}
 	now := s.now().UnixNano()
-	for k, v := range s.vacated {
-		if now-v.at > int64(saveWindow) {
-			delete(s.vacated, k)
+	// The notes in the order they were made: those older than the window
+	// go from the front, each at most once (a removal is O(1), not a scan
+	// of every note: a burst of removals would be quadratic).
+	q := s.vacatedQ
+	for len(q) > 0 && (now-q[0].at > int64(saveWindow) || len(q) >= vacatedMax) {
+		if v, ok := s.vacated[q[0].k]; ok && v.at == q[0].at {
+			delete(s.vacated, q[0].k)
 		}
+		q = q[1:]
 	}
-	s.vacated[entryName{dir, name}] = vacancy{ino, now}
+	k := entryName{dir, name}
+	s.vacated[k] = vacancy{ino, now}
+	s.vacatedQ = append(q, vacatedNote{k, now})
 }
+
+// vacatedNote is a note of Store.vacated in Store.vacatedQ.
+type vacatedNote struct {
+	k  entryName
+	at int64
+}
+
+// vacatedMax bounds the notes kept (a clock that went back would keep
+// them all): a save is a create at a name left a moment before, so the
+// oldest of this many is long past any save.
+const vacatedMax = 1 << 16
 
 // reclaim returns the memory that left dir/name less than saveWindow ago
 // and can go on in a file created there (nil if none), taking the note.

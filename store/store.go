@@ -89,7 +89,8 @@ type Store struct {
 	proj projections
 	// vacated: names memories just left, for a file created there to go
 	// on with (saves.go; mu).
-	vacated map[entryName]vacancy
+	vacated  map[entryName]vacancy
+	vacatedQ []vacatedNote
 	// ign is the policy's compiled ignore rules (policy.go), dropped with
 	// pol.
 	ign atomic.Pointer[policy.Ignorer]
