@@ -118,8 +118,8 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		}
 		return f.blob
 	}
-	if kind == PTNone || writes == (kind == PTRead) {
-		return nil
+	if kind == PTNone || writes == (kind == PTRead) || (kind == PTRead && f.committedSize < ptReadMin) {
+		return nil // (the size: most reads are of small files; spare them mu)
 	}
 	s.filesMu.Lock()
 	refs := f.refs
