@@ -92,3 +92,40 @@ func TestSharedLogPerLine(t *testing.T) {
 	}
 	m.stop(t, syscall.SIGTERM)
 }
+
+// TestLargeSharedLogPerLine: a shared log large enough that an open for
+// reading alone would let the kernel read its content file directly
+// (passthrough reads, in an in-place tree) still shows alice's mount
+// only her lines, and a log of hers alone is read whole.
+func TestLargeSharedLogPerLine(t *testing.T) {
+	t.Parallel()
+	data, mnt := t.TempDir(), t.TempDir()
+	p := func(rel string) string { return filepath.Join(mnt, rel) }
+	var shared, hers, want strings.Builder
+	for i := 0; shared.Len() < 2<<20; i++ {
+		a := `{"user":"alice","text":"alice line ` + strings.Repeat("a", 40) + `"}` + "\n"
+		b := `{"user":"bob","text":"bob line wombatsecret ` + strings.Repeat("b", 40) + `"}` + "\n"
+		shared.WriteString(a + b)
+		hers.WriteString(a)
+		want.WriteString(a)
+	}
+	m := startMount(t, data, mnt)
+	check(t, os.MkdirAll(p("working"), 0o755))
+	check(t, os.WriteFile(p("working/shared.jsonl"), []byte(shared.String()), 0o644))
+	check(t, os.WriteFile(p("working/hers.jsonl"), []byte(hers.String()), 0o644))
+	m.stop(t, syscall.SIGTERM)
+
+	m = startMount(t, data, mnt, "--user", "alice")
+	for range 2 { // the second read within the first's session, were there one
+		b, err := os.ReadFile(p("working/shared.jsonl"))
+		check(t, err)
+		if strings.Contains(string(b), "wombatsecret") || string(b) != want.String() {
+			t.Fatalf("alice reads %d bytes of the large shared log (want her %d), bob's lines in it: %v",
+				len(b), want.Len(), strings.Contains(string(b), "wombatsecret"))
+		}
+	}
+	if b, err := os.ReadFile(p("working/hers.jsonl")); err != nil || string(b) != hers.String() {
+		t.Errorf("alice's own large log: %d bytes, %v; want %d", len(b), err, hers.Len())
+	}
+	m.stop(t, syscall.SIGTERM)
+}
