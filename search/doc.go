@@ -4,7 +4,9 @@
 // (the lines of a JSONL log, the turns of a session directory) so that a
 // document can draw on its neighbours for context. Vector: an in-memory
 // index of L2-normalised chunk embeddings, a memory scoring its best chunk
-// (Vectors, vector.go and vsearch.go, with an AVX2 kernel on amd64). Fuse
+// (Vectors, vector.go and vsearch.go, with an AVX2 kernel on amd64),
+// searched exactly up to ApproxRows vectors and through an inverted-file
+// index of trained centroids beyond (ivf.go). Fuse
 // merges the two rankings by Reciprocal Rank Fusion in which the vector
 // side counts only where it beats noise, so a model that knows nothing
 // leaves the lexical ranking as it was (fuse.go).

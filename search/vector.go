@@ -17,7 +17,8 @@ var ErrDim = errors.New("search: vector dimension mismatch")
 // cosine of its chunks.
 //
 // The vectors live in one contiguous slab, row after row, so a search is a
-// single sequential pass over memory. Removing a row moves the last row
+// single sequential pass over memory (beyond ApproxRows rows, a pass over
+// the rows of the nearest lists of an inverted file: ivf.go). Removing a row moves the last row
 // into its place (swap-remove): the slab stays dense and no compaction is
 // ever needed. Each memory holding at least one row has a dense slot
 // number too (moved the same way), so a search keeps its per-memory best
@@ -33,6 +34,11 @@ type Vectors struct {
 	slots []vslot   // by slot number
 	slot  map[uint64]uint32
 	gen   uint64
+	// ivf files the rows of a large index under centroids (ivf.go);
+	// training: a goroutine trains or files it; reset counts Resets.
+	ivf      *ivf
+	training bool
+	reset    uint64
 }
 
 // vrow is what a row of the slab belongs to.
@@ -87,6 +93,8 @@ func (v *Vectors) Reset() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.dim, v.slab, v.rows, v.slots, v.slot = v.fixed, nil, nil, nil, map[uint64]uint32{}
+	v.ivf = nil
+	v.reset++
 	v.gen++
 }
 
@@ -139,9 +147,11 @@ func (v *Vectors) Put(ino uint64, vecs [][]float32) error {
 		for j, f := range x {
 			dst[j] = f * n
 		}
+		v.ivfRowAdded(rows[i])
 	}
 	v.slots = append(v.slots, vslot{ino: ino, rows: rows})
 	v.gen++
+	v.ivfMaybeTrain()
 	return nil
 }
 
@@ -225,6 +235,7 @@ func (v *Vectors) dropRow(r uint32) {
 			}
 		}
 	}
+	v.ivfRowMoved(r, last)
 	v.rows = v.rows[:last]
 	v.slab = v.slab[:int(last)*v.dim]
 }

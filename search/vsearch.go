@@ -42,9 +42,21 @@ func (v *Vectors) Search(q []float32, k int, filter func(ino uint64) bool) []VHi
 }
 
 // SearchDist is Search that also returns the distribution of the query's
-// cosines with all chunk vectors, and an error (ErrDim, or a query that
-// cannot be normalised).
+// cosines with all chunk vectors (estimated from an even sample of them
+// when the search is approximate, ivf.go), and an error (ErrDim, or a
+// query that cannot be normalised).
 func (v *Vectors) SearchDist(q []float32, k int, filter func(ino uint64) bool) ([]VHit, Dist, error) {
+	return v.search(q, k, filter, true)
+}
+
+// SearchExact is Search over every row, even where an approximate index
+// would answer (ivf.go): the reference its recall is measured against.
+func (v *Vectors) SearchExact(q []float32, k int, filter func(ino uint64) bool) []VHit {
+	hits, _, _ := v.search(q, k, filter, false)
+	return hits
+}
+
+func (v *Vectors) search(q []float32, k int, filter func(ino uint64) bool, approx bool) ([]VHit, Dist, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	if v.dim != 0 && len(q) != v.dim {
@@ -61,6 +73,12 @@ func (v *Vectors) SearchDist(q []float32, k int, filter func(ino uint64) bool) (
 	qn := make([]float32, len(q))
 	for i, f := range q {
 		qn[i] = f * inv
+	}
+	if approx && v.ivf.ready(n) {
+		sc := getVScratch(1, len(v.slots))
+		defer vScratchPool.Put(sc)
+		hits, d := v.ivfSearch(qn, k, filter, sc)
+		return hits, d, nil
 	}
 	sc := getVScratch(n, len(v.slots))
 	defer vScratchPool.Put(sc)

@@ -10,6 +10,15 @@
 //	go run ./scripts/vecbench [-scales 10000,100000] [-queries 200]
 //	go run -tags purego ./scripts/vecbench   # the pure-Go kernel
 //
+// With -ivf it measures the approximate index instead (search/ivf.go): at
+// each scale, vectors clustered around -clusters centres (as embeddings
+// of related texts are; uniform random vectors have no neighbours to
+// find), the time until the lists are filed, the search latency of the
+// approximate and the exact search on the same index, and the recall@k of
+// the approximate search against the exact one.
+//
+//	go run ./scripts/vecbench -ivf -scales 300000,1000000
+//
 // scripts/bench-vector.sh runs both.
 package main
 
@@ -35,10 +44,17 @@ var (
 	nq      = flag.Int("queries", 200, "queries per scale and thread count")
 	dim     = flag.Int("dim", 384, "dimension")
 	k       = flag.Int("k", 10, "results per query")
+	ivfMode = flag.Bool("ivf", false, "measure the approximate index against exact search, on clustered vectors")
+	nclust  = flag.Int("clusters", 1000, "with -ivf: centres the vectors gather around")
+	noise   = flag.Float64("noise", 1, "with -ivf: a vector's spread around its centre, as a share of the centres' own")
 )
 
 func main() {
 	flag.Parse()
+	if *ivfMode {
+		ivfBench()
+		return
+	}
 	all := runtime.GOMAXPROCS(0)
 	fmt.Printf("Vector search, dim %d, k %d, %d queries; GOMAXPROCS %d; %s/%s, %s.\n\n",
 		*dim, *k, *nq, all, runtime.GOOS, runtime.GOARCH, runtime.Version())
