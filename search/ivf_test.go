@@ -140,7 +140,7 @@ func TestIVFRecall(t *testing.T) {
 		t.Errorf("the memory just put is not found by its own vector: %v", hits)
 	}
 	// A filter that keeps one memory far from the query widens the probe.
-	far := uint64(1)
+	far := uint64(2) // i = 1: replaced or untouched, never removed
 	if hits := v.Search(probe, 10, func(ino uint64) bool { return ino == far }); len(hits) != 1 || hits[0].Ino != far {
 		t.Errorf("filtered search: %v, want only inode %d", hits, far)
 	}
