@@ -42,9 +42,11 @@ func (tm *team) host(t *testing.T, extra ...string) *mountProc {
 	return startMount(t, t.TempDir(), t.TempDir(), append([]string{"--backend", tm.backend}, extra...)...)
 }
 
-// within polls cond until it holds or d passes; it returns how long it took.
+// within polls cond until it holds or d passes (stretched under the race
+// detector: raceSlack); it returns how long it took.
 func within(t *testing.T, d time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
+	d *= raceSlack
 	start := time.Now()
 	for {
 		if cond() {
