@@ -16,12 +16,31 @@ import (
 const policySetting = "policy"
 
 // Policy returns the store's policy (meta/policy.yaml, or the defaults).
+// When the stored policy cannot be read (a shared store's cluster out of
+// reach), it is the last policy read, else the defaults, and nothing is
+// cached: the next call reads again. (Caching the defaults there would
+// turn the redaction rules off until the policy next changed.)
 func (s *Store) Policy() policy.Policy {
+	p, _ := s.policy()
+	return p
+}
+
+// policy is Policy, and whether it is the stored one rather than a stand-in
+// for one that could not be read (what is compiled from a stand-in is not
+// cached either).
+func (s *Store) policy() (policy.Policy, bool) {
 	if p := s.pol.Load(); p != nil {
-		return *p
+		return *p, true
+	}
+	b, err := s.Setting(policySetting)
+	if err != nil {
+		if last := s.polLast.Load(); last != nil {
+			return *last, false
+		}
+		return policy.Default(), false
 	}
 	p := policy.Default()
-	if b, err := s.Setting(policySetting); err == nil && len(b) > 0 {
+	if len(b) > 0 {
 		if q, dropped, err := policy.ParseStored(b); err == nil {
 			p = q
 			if dropped && s.legacyCommand.CompareAndSwap(false, true) {
@@ -30,7 +49,8 @@ func (s *Store) Policy() policy.Policy {
 		}
 	}
 	s.pol.Store(&p)
-	return p
+	s.polLast.Store(&p)
+	return p, true
 }
 
 // PolicyBytes is the stored text of the policy, nil when none was written.
@@ -73,11 +93,14 @@ func (s *Store) ignorer() *policy.Ignorer {
 	if ig := s.ign.Load(); ig != nil {
 		return ig
 	}
-	ig, err := policy.NewIgnorer(s.Policy().Ignore)
+	p, stored := s.policy()
+	ig, err := policy.NewIgnorer(p.Ignore)
 	if err != nil {
 		ig, _ = policy.NewIgnorer(nil) // a stored policy was checked; defaults at worst
 	}
-	s.ign.Store(ig)
+	if stored {
+		s.ign.Store(ig)
+	}
 	return ig
 }
 

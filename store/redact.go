@@ -33,8 +33,11 @@ func (s *Store) Redactor() *redact.Redactor {
 	if b := s.red.Load(); b != nil {
 		return b.r
 	}
-	b := &redactorBox{s.Policy().Redactor()}
-	s.red.Store(b)
+	p, stored := s.policy()
+	b := &redactorBox{p.Redactor()}
+	if stored {
+		s.red.Store(b)
+	}
 	return b.r
 }
 

@@ -79,6 +79,9 @@ type Store struct {
 
 	// pol caches the parsed policy (policy.go); PutSetting drops it.
 	pol atomic.Pointer[policy.Policy]
+	// polLast is the last policy read: Policy's stand-in while the stored
+	// one cannot be read.
+	polLast atomic.Pointer[policy.Policy]
 	// legacyCommand: the stored policy's dropped consolidation section was
 	// logged.
 	legacyCommand atomic.Bool
