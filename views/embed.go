@@ -125,14 +125,17 @@ func (m *embedder) remove(st *store.Store, ino uint64) {
 
 // EmbedStats is the embedding part of meta/stats.json.
 type EmbedStats struct {
-	Model     string `json:"model"`
-	Dim       int    `json:"dim"`
-	Memories  int    `json:"memories"` // with vectors
-	Vectors   int    `json:"vectors"`
-	Backlog   int    `json:"backlog"` // memories waiting to be embedded
-	Embedded  uint64 `json:"embedded"`
-	Failed    uint64 `json:"failed"`
-	LastError string `json:"last_error,omitempty"`
+	Model    string `json:"model"`
+	Dim      int    `json:"dim"`
+	Memories int    `json:"memories"` // with vectors
+	Vectors  int    `json:"vectors"`
+	// Approximate: searches read the nearest lists of the vector index,
+	// not every vector (past search.ApproxRows, search/ivf.go).
+	Approximate bool   `json:"approximate"`
+	Backlog     int    `json:"backlog"` // memories waiting to be embedded
+	Embedded    uint64 `json:"embedded"`
+	Failed      uint64 `json:"failed"`
+	LastError   string `json:"last_error,omitempty"`
 }
 
 // EmbedStats reports the embedding worker; nil without a model.
@@ -144,7 +147,7 @@ func (e *Engine) EmbedStats() *EmbedStats {
 	m.mu.Lock()
 	st := &EmbedStats{Model: m.enc.Name(), Dim: m.enc.Dim(), Memories: len(m.have), Backlog: len(m.pending) + int(m.busy.Load())}
 	m.mu.Unlock()
-	st.Vectors = m.vec.Len()
+	st.Vectors, st.Approximate = m.vec.Len(), m.vec.Approximate()
 	st.Embedded, st.Failed = m.embedded.Load(), m.failed.Load()
 	st.LastError, _ = m.lastErr.Load().(string)
 	return st
