@@ -68,6 +68,7 @@ func (s *Store) forgetRemote(ev backend.Event, n *remoteNote) {
 				delete(s.inodes, ino)
 			}
 		}
+		s.forgets++
 		s.icMu.Unlock()
 		s.dcReset()
 		s.recs.Purge()
@@ -172,6 +173,7 @@ func (s *Store) takeRemote(f *openFile) {
 	f.stale = true
 	s.icMu.Lock()
 	delete(s.inodes, f.ino)
+	s.forgets++
 	s.icMu.Unlock()
 	s.tails.Forget(f.ino)
 	s.recs.Forget(f.ino)

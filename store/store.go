@@ -50,6 +50,9 @@ type Store struct {
 	// times during writes, with the file's openFile.mu).
 	icMu   sync.RWMutex
 	inodes map[uint64]*Inode
+	// forgets counts the cache's forgets (icMu): a load that saw another
+	// count before its read does not cache what it read (inode()).
+	forgets uint64
 
 	// dcMu guards dc, the directory cache, and dcEpoch (dircache.go).
 	dcMu    sync.RWMutex
@@ -287,6 +290,9 @@ func (s *Store) inode(ino uint64) (*Inode, error) {
 	if i != nil {
 		return i, nil
 	}
+	s.icMu.RLock()
+	epoch := s.forgets
+	s.icMu.RUnlock()
 	var v []byte
 	err := s.kv.View(func(t backend.Txn) error {
 		var err error
@@ -317,9 +323,10 @@ func (s *Store) inode(ino uint64) (*Inode, error) {
 	s.icMu.Lock()
 	if c := s.inodes[ino]; c != nil {
 		i = c
-	} else {
+	} else if s.forgets == epoch {
 		s.inodes[ino] = i
-	}
+	} // else a forget came while it was read: the value may be older than
+	// what was forgotten (another host's change), so it is not cached
 	s.icMu.Unlock()
 	return i, nil
 }
@@ -344,6 +351,7 @@ func (s *Store) Attr(ino uint64) (Inode, error) {
 func (s *Store) forget(ino uint64) {
 	s.icMu.Lock()
 	delete(s.inodes, ino)
+	s.forgets++
 	s.icMu.Unlock()
 	s.hot.Remove(ino) // only frees memory: entries are checked at each read
 }
