@@ -286,13 +286,36 @@ func putInode(t backend.Txn, i *Inode) error { return t.Set(backend.InodeKey(i.I
 func (s *Store) inode(ino uint64) (*Inode, error) {
 	s.icMu.RLock()
 	i := s.inodes[ino]
+	epoch := s.forgets
 	s.icMu.RUnlock()
 	if i != nil {
 		return i, nil
 	}
-	s.icMu.RLock()
-	epoch := s.forgets
-	s.icMu.RUnlock()
+	for try := 0; ; try++ {
+		i, err := s.loadInode(ino)
+		if err != nil {
+			return nil, err
+		}
+		s.icMu.Lock()
+		if c := s.inodes[ino]; c != nil {
+			i = c
+		} else if s.forgets != epoch && try < 8 {
+			// A forget came while it was read: what was read may be
+			// older than what was forgotten (another host's change).
+			// Read again rather than cache it.
+			epoch = s.forgets
+			s.icMu.Unlock()
+			continue
+		} else {
+			s.inodes[ino] = i
+		}
+		s.icMu.Unlock()
+		return i, nil
+	}
+}
+
+// loadInode reads the inode record of ino from the KV.
+func (s *Store) loadInode(ino uint64) (*Inode, error) {
 	var v []byte
 	err := s.kv.View(func(t backend.Txn) error {
 		var err error
@@ -305,7 +328,8 @@ func (s *Store) inode(ino uint64) (*Inode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if i, err = decodeInode(v); err != nil {
+	i, err := decodeInode(v)
+	if err != nil {
 		return nil, err
 	}
 	if i.legacy {
@@ -320,14 +344,6 @@ func (s *Store) inode(ino uint64) (*Inode, error) {
 		}
 		i.Xattrs, i.legacy = uint32(n), false
 	}
-	s.icMu.Lock()
-	if c := s.inodes[ino]; c != nil {
-		i = c
-	} else if s.forgets == epoch {
-		s.inodes[ino] = i
-	} // else a forget came while it was read: the value may be older than
-	// what was forgotten (another host's change), so it is not cached
-	s.icMu.Unlock()
 	return i, nil
 }
 
