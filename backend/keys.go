@@ -60,7 +60,9 @@ import "encoding/binary"
 //
 // Outside the KV, in the data directory: blobs/<ino%256 as 2 hex>/<ino>-<gen>,
 // the content of files larger than one chunk (store/blob.go; never for an
-// encrypted store).
+// encrypted store); index/views.snap (index/views-<user hex>.snap), the
+// views' catalog and search index as of a KV version (Versioned), derived
+// and rebuildable (views/snapshot.go; never for an encrypted store).
 //
 // A new key family adds its prefix here.
 const (

@@ -23,11 +23,14 @@ type Request struct {
 	Dest   string `json:"dest,omitempty"`
 	From   string `json:"from,omitempty"`
 	Repair bool   `json:"repair,omitempty"`
-	DryRun bool   `json:"dry_run,omitempty"`
-	Now    string `json:"now,omitempty"` // maintain: RFC 3339 time to act at
-	Query  string `json:"query,omitempty"`
-	User   string `json:"user,omitempty"`
-	K      int    `json:"k,omitempty"`
+	// Reindex (fsck): build the catalog and search index again from the
+	// store (a running mount's; the kept snapshot is removed by the CLI).
+	Reindex bool   `json:"reindex,omitempty"`
+	DryRun  bool   `json:"dry_run,omitempty"`
+	Now     string `json:"now,omitempty"` // maintain: RFC 3339 time to act at
+	Query   string `json:"query,omitempty"`
+	User    string `json:"user,omitempty"`
+	K       int    `json:"k,omitempty"`
 	// Data is the new policy of "policy-set".
 	Data []byte `json:"data,omitempty"`
 	// Tool and Args are the tool call of "mcp" (mcp.Call), made for User
@@ -72,7 +75,7 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		return lifecycle.Maintain(st, lifecycle.Options{Now: now, DryRun: req.DryRun})
 	case "fsck":
 		r, err := st.Fsck(req.Repair)
-		if err == nil && req.Repair && eng != nil {
+		if err == nil && (req.Repair || req.Reindex) && eng != nil {
 			eng.Rebuild() // the index lives in memory: build it again too
 			eng.Ready()
 		}

@@ -83,6 +83,7 @@ func (b *Bulk) AddFile(dst string, data []byte, perm uint32, own Owner, mtime in
 		return err
 	}
 	if b.batch == nil {
+		s.delivering.Add(1) // until Flush or Cancel has delivered (Settled)
 		b.batch = s.kv.NewBatch()
 		b.parents = map[uint64]bool{}
 	}
@@ -185,12 +186,13 @@ func (b *Bulk) Flush() error {
 	if b.batch == nil {
 		return nil
 	}
+	s := b.s
+	defer s.delivering.Add(-1)
 	err := b.batch.Flush()
 	b.batch = nil
 	if err != nil {
 		return err
 	}
-	s := b.s
 	s.icMu.Lock()
 	for _, i := range b.created {
 		s.inodes[i.Ino] = i
@@ -222,5 +224,7 @@ func (b *Bulk) Flush() error {
 func (b *Bulk) Cancel() {
 	if b.batch != nil {
 		b.batch.Cancel()
+		b.batch = nil
+		b.s.delivering.Add(-1)
 	}
 }

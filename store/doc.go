@@ -46,6 +46,12 @@
 //     pass archives is packed (PackTree, pack.go): small files
 //     zstd-compressed together into one value, read through chunk 0 and
 //     unpacked on first write. Its log is a journal (journals.go).
+//   - What changed since (since.go): on a local store whose KV numbers
+//     its commits (backend.Versioned), Settled gives a version whose
+//     every commit's events have been delivered (delivering counts those
+//     taken from under mu and not yet handed over), and ChangedSince the
+//     nodes written after a version and every node alive, for what others
+//     derive and keep across starts (the views' snapshot).
 //   - Bulk (bulk.go) writes many new files through one backend batch:
 //     import's, and the new files of maintenance.
 //   - FUSE passthrough (passthrough.go): a file just created, or a blob

@@ -49,6 +49,9 @@ func (s *Store) unlock() { s.deliver(s.unlockKeep()) }
 func (s *Store) unlockKeep() []Change {
 	ev := s.events
 	s.events = nil
+	if len(ev) > 0 {
+		s.delivering.Add(1) // until deliver (Settled)
+	}
 	s.mu.Unlock()
 	return ev
 }
@@ -57,5 +60,6 @@ func (s *Store) unlockKeep() []Change {
 func (s *Store) deliver(ev []Change) {
 	if len(ev) > 0 {
 		s.opts.OnChange(ev)
+		s.delivering.Add(-1)
 	}
 }

@@ -44,6 +44,9 @@ type Store struct {
 	idNext, idEnd uint64
 	// events waits for mu to be released (mu); see unlock.
 	events []Change
+	// delivering counts change events taken from under mu (or a bulk
+	// batch's) not yet handed to OnChange (Settled, since.go).
+	delivering atomic.Int64
 
 	// icMu guards inodes, the cache of loaded inode records. Entries are
 	// replaced or mutated only with mu held as well (or, for size and

@@ -215,7 +215,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 	}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
 	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
-		Modified: in.Modified, Extra: in.Extra, parent: parent, name: name}
+		Modified: in.Modified, parent: parent, name: name}
 	hidden := e.hiddenAt(parent, name)
 	if isLog(name) {
 		parent = 0 // a log's lines are a sequence of their own

@@ -38,6 +38,13 @@
 //   - With a model (SetEncoder, embed.go) changed memories are embedded in
 //     the background and search fuses lexical and vector ranks
 //     (hybrid.go); without one, search is lexical only.
+//   - The catalog and index persist (persist.go, snapshot.go,
+//     reconcile.go): a snapshot file, written at a version after which
+//     nothing delivered is unapplied (store.Settled), is read at start
+//     and brought up to date from store.ChangedSince through the same
+//     apply as live changes; anything that does not fit (another program,
+//     store or user, a changed policy, a bad checksum) builds from the
+//     store instead.
 //   - Methods that run inside a search (MatchIno, entry) never wait for the
 //     queue: the worker may need the index lock the search holds.
 package views

@@ -27,7 +27,6 @@ type Entry struct {
 	Tags     []string
 	Created  time.Time
 	Modified time.Time
-	Extra    map[string]any
 	// nextLine: for logs, the line number after the last newline;
 	// indexedSize: the bytes of the log indexed so far.
 	nextLine    uint32
@@ -106,6 +105,8 @@ type Engine struct {
 	emb *embedder
 	// tuning replaces search.DefaultTuning when set (SetTuning).
 	tuning *search.Tuning
+	// snap: the catalog and index kept across starts (persist.go).
+	snap snapState
 }
 
 type dirSet struct {
@@ -133,16 +134,19 @@ func NewEngine(logger *log.Logger) *Engine {
 // then applies changes as they come.
 func (e *Engine) Start(st *store.Store) {
 	e.st = st
+	e.startSnapshots()
 	go e.run()
 }
 
 // Stop ends the worker once the queued changes are applied.
 func (e *Engine) Stop() {
+	m, mok := e.markForStop()
 	e.qMu.Lock()
 	e.stopped = true
 	e.qCond.Broadcast()
 	e.qMu.Unlock()
 	<-e.finished
+	e.stopSnapshots(m, mok)
 	if e.emb != nil {
 		close(e.emb.stop)
 		<-e.emb.done
@@ -217,7 +221,9 @@ func (e *Engine) run() {
 		}
 		go e.emb.run(e)
 	}
-	e.build()
+	if !e.loadSnapshot() {
+		e.buildAll()
+	}
 	e.progress(1)
 	for {
 		e.qMu.Lock()
@@ -247,33 +253,49 @@ func (e *Engine) run() {
 		if rebuild {
 			e.mu.Lock()
 			e.resetCatalog()
+			e.snap.built = false
 			e.gen++
 			e.mu.Unlock()
 			e.idx.Reset()
 			e.red.mu.Lock()
 			e.red.byIno = nil
 			e.red.mu.Unlock()
-			e.build()
+			e.buildAll()
 		}
-		changes := merge(batch)
-		w := e.warm(changedInos(changes))
-		for _, c := range changes {
-			e.apply(c)
-			w.built()
-			// A mount may have a single scheduler thread (cmd/mnemofs
-			// leaveACPU): let waiting requests in between changes.
-			runtime.Gosched()
-		}
-		w.end()
-		if e.dirMoved {
-			e.dirMoved = false
-			for _, d := range e.movedDirs {
-				e.rescanTree(d, 0)
-			}
-			e.movedDirs = nil
-			e.rehide()
-		}
+		e.applyBatch(merge(batch))
 		e.progress(uint64(len(batch)))
+	}
+}
+
+// applyBatch applies changes in order, then what moved directories imply.
+func (e *Engine) applyBatch(changes []store.Change) {
+	w := e.warm(changedInos(changes))
+	for _, c := range changes {
+		e.apply(c)
+		w.built()
+		// A mount may have a single scheduler thread (cmd/mnemofs
+		// leaveACPU): let waiting requests in between changes.
+		runtime.Gosched()
+	}
+	w.end()
+	if e.dirMoved {
+		e.dirMoved = false
+		for _, d := range e.movedDirs {
+			e.rescanTree(d, 0)
+		}
+		e.movedDirs = nil
+		e.rehide()
+	}
+}
+
+// buildAll builds the catalog and index from the store and marks them
+// whole (for the snapshot) if the build was not cut short by a stop.
+func (e *Engine) buildAll() {
+	if e.build() {
+		e.mu.Lock()
+		e.snap.built = true
+		e.mu.Unlock()
+		e.snapSoon()
 	}
 }
 
@@ -309,7 +331,8 @@ func (e *Engine) progress(n uint64) {
 	e.qMu.Unlock()
 }
 
-func (e *Engine) build() {
+// build indexes every memory; it reports false when a stop cut it short.
+func (e *Engine) build() bool {
 	t0 := time.Now()
 	var inos []uint64
 	err := e.st.Memories(func(in store.Info) error {
@@ -323,7 +346,7 @@ func (e *Engine) build() {
 	for n, ino := range inos {
 		if n%256 == 0 && e.isStopped() {
 			w.end()
-			return
+			return false
 		}
 		e.apply(store.Change{Kind: store.Changed, Ino: ino})
 		w.built()
@@ -336,4 +359,5 @@ func (e *Engine) build() {
 		// build: hand what is not live back to the system once.
 		debug.FreeOSMemory()
 	}
+	return err == nil
 }

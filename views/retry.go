@@ -50,3 +50,10 @@ func (e *Engine) retryNow() {
 	r.mu.Unlock()
 	e.Handle(ch)
 }
+
+// pending reports memories waiting to be refreshed again.
+func (r *retries) pending() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.inos) > 0
+}

@@ -157,14 +157,25 @@ func statsCmd() *cobra.Command {
 }
 
 func fsckCmd() *cobra.Command {
-	var repair, asJSON bool
+	var repair, reindex, asJSON bool
 	c := &cobra.Command{
-		Use:   "fsck [--repair]",
+		Use:   "fsck [--repair] [--reindex]",
 		Short: "check that content, metadata and indexes agree",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if reindex {
+				// The kept index goes; a running mount builds its own
+				// again now (the request), any other start at its next.
+				dir, err := dataDir()
+				if err != nil {
+					return err
+				}
+				if err := views.RemoveSnapshots(dir); err != nil {
+					return fmt.Errorf("removing the kept index: %w", err)
+				}
+			}
 			var r store.FsckReport
-			if err := run(control.Request{Op: "fsck", Repair: repair}, nil, &r); err != nil {
+			if err := run(control.Request{Op: "fsck", Repair: repair, Reindex: reindex}, nil, &r); err != nil {
 				return err
 			}
 			if asJSON {
@@ -190,6 +201,7 @@ func fsckCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&repair, "repair", false, "fix what is found")
+	c.Flags().BoolVar(&reindex, "reindex", false, "build the search index and views from the store again (dropping the kept index)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }

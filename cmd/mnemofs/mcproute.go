@@ -120,6 +120,7 @@ func flagUser(u string) string {
 // open opens the store under lock and serves the control socket from here.
 func (r *mcpRoute) open(lock *control.Lock) error {
 	eng := views.NewEngine(r.logger)
+	keepIndex(eng, r.data, r.user, r.ro)
 	kv, st, err := openStore(r.data, r.user, nil, eng.Handle, 0, r.ro)
 	if err != nil {
 		lock.Release()

@@ -213,6 +213,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if enc != nil {
 		eng.SetEncoder(enc)
 	}
+	keepIndex(eng, data, user, cfg.ReadOnly)
 	if content == 0 {
 		content = -1 // off (0 would be the default)
 	}

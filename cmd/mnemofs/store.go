@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/control"
@@ -58,6 +59,19 @@ func encryptionKey(dataDir string) ([]byte, error) {
 		err = saveKDF(dataDir, p) // before Badger creates DATA/db
 	}
 	return key, err
+}
+
+// keepIndex has eng keep its catalog and index across starts in dataDir
+// (views.SetSnapshot), for a local store that is not encrypted: the index
+// holds the words of every memory, which must not reach the disk in the
+// clear when the store is encrypted. MNEMOFS_SNAPSHOT_EVERY (a duration)
+// says how often a changing index is written again.
+func keepIndex(eng *views.Engine, dataDir, user string, ro bool) {
+	if globals.keyFile != "" || os.Getenv("MNEMOFS_ENCRYPTION_KEY") != "" {
+		return
+	}
+	every, _ := time.ParseDuration(os.Getenv("MNEMOFS_SNAPSHOT_EVERY"))
+	eng.SetSnapshot(views.SnapshotPath(dataDir, user), !ro, every)
 }
 
 // rawKey is the key as given (file or environment); nil: none.
@@ -135,6 +149,7 @@ func run(req control.Request, p control.Progress, result any) error {
 	var onChange func([]store.Change)
 	if req.Op == "search" {
 		eng = views.NewEngine(nil)
+		keepIndex(eng, dir, "", false)
 		onChange = eng.Handle
 	}
 	user := ""

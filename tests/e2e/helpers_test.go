@@ -145,10 +145,19 @@ const mountWatchdog = 90 * time.Second
 // runs fusermount3 -uz.
 func startMount(t testing.TB, data, mnt string, extra ...string) *mountProc {
 	t.Helper()
+	return startMountEnv(t, nil, data, mnt, extra...)
+}
+
+// startMountEnv is startMount with env added to the mount's environment.
+func startMountEnv(t testing.TB, env []string, data, mnt string, extra ...string) *mountProc {
+	t.Helper()
 	testfuse.Require(t)
 	args := append([]string{"mount", "--data", data}, extra...)
 	m := &mountProc{mnt: mnt, data: data, done: make(chan struct{})}
 	m.cmd = exec.Command(mnemofsBin, append(args, mnt)...)
+	if env != nil {
+		m.cmd.Env = append(os.Environ(), env...)
+	}
 	withBackend(t, m.cmd, data)
 	m.cmd.Stderr = &m.stderr
 	pipe, err := m.cmd.StdoutPipe()

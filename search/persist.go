@@ -1,0 +1,105 @@
+package search
+
+import (
+	"encoding/gob"
+	"fmt"
+)
+
+// Persisting the lexical index (views/snapshot.go writes it beside the
+// store): Image captures the index in a few copies under the read lock,
+// so that encoding it, which takes long, holds no lock; Load replaces the
+// index with a decoded image. The group caches are not saved: they are
+// rebuilt from the documents on the first search, as after a compaction.
+
+// Image is the index as it was when captured. Its posting lists share
+// their bytes with the index: lists only ever grow at their end (and a
+// compaction makes new ones), so the captured prefix never changes.
+type Image struct {
+	Docs     []DocImage
+	Terms    []string
+	Lists    [][]byte
+	Counts   []int32
+	Lasts    []uint32
+	TotalLen uint64
+	Live     int
+	Dead     int
+}
+
+// DocImage is one document of an Image.
+type DocImage struct {
+	Ino      uint64
+	Part     uint32
+	Group    uint64
+	Order    string
+	Length   uint32
+	Live     bool
+	Question bool
+}
+
+// Image captures the index.
+func (x *Index) Image() *Image {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	im := &Image{Docs: make([]DocImage, len(x.docs)), Terms: make([]string, 0, len(x.post)),
+		Lists: make([][]byte, 0, len(x.post)), Counts: make([]int32, 0, len(x.post)), Lasts: make([]uint32, 0, len(x.post)),
+		TotalLen: x.totalLen, Live: x.live, Dead: x.dead}
+	for i, d := range x.docs {
+		im.Docs[i] = DocImage{Ino: d.key.Ino, Part: d.key.Part, Group: d.group, Order: d.order, Length: d.length, Live: d.live, Question: d.question}
+	}
+	for t, p := range x.post {
+		im.Terms = append(im.Terms, t)
+		im.Lists = append(im.Lists, p.b[:len(p.b):len(p.b)])
+		im.Counts = append(im.Counts, int32(p.n))
+		im.Lasts = append(im.Lasts, p.last)
+	}
+	return im
+}
+
+// Encode writes the image.
+func (im *Image) Encode(enc *gob.Encoder) error { return enc.Encode(im) }
+
+// Load replaces the index with the image dec holds (Image.Encode). On an
+// error the index is left empty.
+func (x *Index) Load(dec *gob.Decoder) error {
+	var im Image
+	if err := dec.Decode(&im); err != nil {
+		x.Reset()
+		return err
+	}
+	n := len(im.Terms)
+	if len(im.Lists) != n || len(im.Counts) != n || len(im.Lasts) != n {
+		x.Reset()
+		return fmt.Errorf("search: index image: %d terms, %d lists, %d counts, %d lasts", n, len(im.Lists), len(im.Counts), len(im.Lasts))
+	}
+	fresh := NewIndex()
+	fresh.docs = make([]doc, len(im.Docs))
+	live := 0
+	var total uint64
+	for i, d := range im.Docs {
+		fresh.docs[i] = doc{key: Key{d.Ino, d.Part}, group: d.Group, order: d.Order, length: d.Length, live: d.Live, question: d.Question}
+		if d.Live {
+			fresh.byIno[d.Ino] = append(fresh.byIno[d.Ino], uint32(i))
+			live++
+			total += uint64(d.Length)
+		}
+		fresh.members[d.Group] = append(fresh.members[d.Group], uint32(i))
+		fresh.groups[d.Group] = nil
+	}
+	if live != im.Live || total != im.TotalLen || live+im.Dead != len(im.Docs) {
+		x.Reset()
+		return fmt.Errorf("search: index image: %d live documents of length %d, the header says %d of %d", live, total, im.Live, im.TotalLen)
+	}
+	for i, t := range im.Terms {
+		if int(im.Lasts[i]) >= len(im.Docs) && im.Counts[i] > 0 {
+			x.Reset()
+			return fmt.Errorf("search: index image: term %q names document %d of %d", t, im.Lasts[i], len(im.Docs))
+		}
+		fresh.post[t] = &postings{b: im.Lists[i], n: int(im.Counts[i]), last: im.Lasts[i]}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = fresh.docs, fresh.byIno, fresh.post, total, live, im.Dead
+	x.groups, x.members, x.seq = fresh.groups, fresh.members, fresh.seq
+	x.gen++
+	return nil
+}

@@ -1,0 +1,156 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// What changed since a version: the support for what others derive from
+// the store and keep across mounts (the views' persisted index). They
+// record Settled's version with what they derived, and at the next start
+// ask ChangedSince for the memories to read again. Only a local store
+// whose KV numbers its commits (backend.Versioned: Badger) offers it.
+
+// ID names this store: the birth time of its root directory, written once
+// when the store was created. A store made anew in the same place (or a
+// different one restored there) has another.
+func (s *Store) ID() (string, error) {
+	root, err := s.inode(RootIno)
+	if err != nil {
+		return "", err
+	}
+	s.icMu.RLock()
+	defer s.icMu.RUnlock()
+	return fmt.Sprintf("%x", root.Btime), nil
+}
+
+// Versioned reports whether Settled and ChangedSince can answer: the
+// store is local and its KV numbers commits.
+func (s *Store) Versioned() bool {
+	_, ok := backend.AsVersioned(s.kv)
+	return ok && !s.shared
+}
+
+// Settled returns a version of the KV such that the change events of
+// every commit at or below it have been delivered to Options.OnChange:
+// a handler that has applied every event it was given reflects the store
+// as of at least that version. It reports false when the store is not
+// Versioned, or when events kept arriving for longer than wait.
+func (s *Store) Settled(wait time.Duration) (uint64, bool) {
+	vkv, ok := backend.AsVersioned(s.kv)
+	if !ok || s.shared {
+		return 0, false
+	}
+	// Every commit runs under mu and records its events there (a bulk
+	// batch counts itself in delivering before its first write): with mu
+	// held, every commit at or below v has its events recorded or counted.
+	s.mu.Lock()
+	v := vkv.Version()
+	s.mu.Unlock()
+	deadline := time.Now().Add(wait)
+	for s.delivering.Load() != 0 {
+		if time.Now().After(deadline) {
+			return 0, false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return v, true
+}
+
+// Since is what ChangedSince found.
+type Since struct {
+	// Version is the KV's version when it looked; at least every commit
+	// up to it is covered.
+	Version uint64
+	// Changed lists the nodes (files and directories) whose inode record,
+	// memory metadata or extended attributes were written after the
+	// version asked for, in increasing order, without repeats.
+	Changed []uint64
+	// Live lists every node that exists, in increasing order: what a
+	// caller knew of and is not here was removed.
+	Live []uint64
+	// Settings: a store-wide setting (the policy) was written: which
+	// files are memories, and how they are redacted, may differ for all.
+	Settings bool
+}
+
+// ChangedSince reports what changed after version since (from Settled).
+// Every change to a node rewrites its inode record (times, size, links),
+// so the inode family, with metadata and extended attributes besides, is
+// enough; a node removed is missing from Live. The cost is a key-only walk
+// of the inodes, and of what changed in the other families.
+func (s *Store) ChangedSince(since uint64) (Since, error) {
+	vkv, ok := backend.AsVersioned(s.kv)
+	if !ok || s.shared {
+		return Since{}, fmt.Errorf("store: this backend does not number its commits")
+	}
+	out := Since{Version: vkv.Version()}
+	if out.Version < since {
+		return out, fmt.Errorf("store: the KV is at version %d, before %d: it is not the store that was", out.Version, since)
+	}
+	seen := map[uint64]bool{}
+	err := vkv.KeysSince([]byte{backend.PrefixInode}, 0, func(k []byte, v uint64) error {
+		ino := binary.BigEndian.Uint64(k[1:])
+		out.Live = append(out.Live, ino)
+		if v > since {
+			seen[ino] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	for _, p := range []byte{backend.PrefixMeta, backend.PrefixXattr} {
+		err := vkv.KeysSince([]byte{p}, since, func(k []byte, _ uint64) error {
+			seen[binary.BigEndian.Uint64(k[1:])] = true
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+	}
+	err = vkv.KeysSince(backend.StoreKey(settingPrefix), since, func([]byte, uint64) error {
+		out.Settings = true
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	for _, ino := range out.Live { // in order
+		if seen[ino] {
+			out.Changed = append(out.Changed, ino)
+		}
+	}
+	return out, nil
+}
+
+// DirLinks maps every directory but the root to where it is (its parent
+// and name), as of one moment. A caller that kept it with its derived data
+// can tell, of a directory in Since.Changed, whether it moved (its link
+// differs) or only had entries come and go.
+func (s *Store) DirLinks() (map[uint64]Link, error) {
+	out := map[uint64]Link{}
+	err := s.kv.View(func(t backend.Txn) error {
+		var derr error
+		err := t.Scan([]byte{backend.PrefixDirent}, nil, false, func(k, v []byte) bool {
+			ino, mode, err := decodeDirent(v)
+			if err != nil {
+				derr = err
+				return false
+			}
+			if mode&syscall.S_IFMT == syscall.S_IFDIR {
+				out[ino] = Link{Parent: backend.DirentDir(k), Name: backend.DirentName(k)}
+			}
+			return true
+		})
+		if err == nil {
+			err = derr
+		}
+		return err
+	})
+	return out, err
+}

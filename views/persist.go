@@ -1,0 +1,318 @@
+package views
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mnemofs/mnemofs/store"
+)
+
+// The persisted index (SetSnapshot). At start the worker reads the
+// snapshot file (snapshot.go) instead of every memory, if it was written
+// by this program for this store and user, and brings it up to date with
+// what the store says changed since (store.ChangedSince): the memories
+// whose records were written after the snapshot's version are applied as
+// changes, and those that are gone are dropped, through the same code as
+// live changes. Anything else (no file, another program, the policy
+// changed, a bad checksum) builds from the store as before.
+//
+// Writing: the snapshot is a capture of the catalog and the index made
+// when every change the store delivered up to a version (store.Settled)
+// has been applied, so its version never claims more than it holds;
+// what the capture holds beyond that version (changes applied meanwhile)
+// is applied again at the next start, which is harmless. It is written
+// after a build or a start that changed anything, every SnapshotEvery while
+// memories change, and when the engine stops; never for a read-only
+// mount.
+
+const (
+	// SnapshotEvery: how often a changing catalog is written again
+	// (SetSnapshot's default).
+	SnapshotEvery = 5 * time.Minute
+	// snapSettle: how long a capture waits for events in flight.
+	snapSettle = 100 * time.Millisecond
+)
+
+type snapState struct {
+	path     string // "": no snapshot
+	writable bool
+	every    time.Duration
+	// mu: one capture and write at a time.
+	mu       sync.Mutex
+	savedGen uint64 // e.gen of the last snapshot written or read
+	// built: the catalog holds every memory (a build or a load has
+	// finished and no rebuild is under way). Worker only, under mu.
+	built    bool
+	lastSize int64
+	// kick asks the writer goroutine for a snapshot now; quit ends it.
+	kick, quit chan struct{}
+	done       chan struct{}
+}
+
+// SetSnapshot has the engine keep its catalog and index in path across
+// starts, written again every (0: SnapshotEvery) while memories change;
+// writable false only reads it (a read-only mount). Call before Start.
+// Only a store that can say what changed (store.Versioned) uses it.
+func (e *Engine) SetSnapshot(path string, writable bool, every time.Duration) {
+	if every <= 0 {
+		every = SnapshotEvery
+	}
+	e.snap.path, e.snap.writable, e.snap.every = path, writable, every
+}
+
+// SnapshotPath is where the snapshot of a store for user is kept in the
+// data directory dir.
+func SnapshotPath(dir, user string) string {
+	name := "views.snap"
+	if user != "" {
+		name = fmt.Sprintf("views-%x.snap", user)
+	}
+	return filepath.Join(dir, "index", name)
+}
+
+// RemoveSnapshots deletes every snapshot kept in the data directory dir
+// (fsck --reindex): the next start builds from the store.
+func RemoveSnapshots(dir string) error {
+	err := os.RemoveAll(filepath.Join(dir, "index"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func (e *Engine) snapOn() bool { return e.snap.path != "" && e.st.Versioned() }
+
+// startSnapshots runs the writer goroutine.
+func (e *Engine) startSnapshots() {
+	if !e.snapOn() || !e.snap.writable {
+		return
+	}
+	// A write cut short by a crash leaves its temporary file: the data
+	// directory is this process's (its lock), so none is being written.
+	if old, _ := filepath.Glob(e.snap.path + ".tmp*"); len(old) > 0 {
+		for _, p := range old {
+			os.Remove(p)
+		}
+	}
+	e.snap.kick, e.snap.quit, e.snap.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(e.snap.done)
+		tick := time.NewTicker(e.snap.every)
+		defer tick.Stop()
+		var again <-chan time.Time // a busy moment: try again shortly
+		for {
+			select {
+			case <-e.snap.quit:
+				return
+			case <-e.snap.kick:
+			case <-tick.C:
+			case <-again:
+			}
+			again = nil
+			if !e.snapDirty() {
+				continue
+			}
+			if m, ok := e.markNow(); !ok || !e.saveSnapshot(m, false) {
+				again = time.After(time.Second)
+			}
+		}
+	}()
+}
+
+// snapDirty reports a catalog changed since the last snapshot.
+func (e *Engine) snapDirty() bool {
+	e.snap.mu.Lock()
+	saved := e.snap.savedGen
+	e.snap.mu.Unlock()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.snap.built && e.gen != saved
+}
+
+// snapMark is what a snapshot may claim: every change up to Version is
+// applied (store.Settled), and the directories were where Dirs says at or
+// before that version (read first: a directory moved after it is seen
+// moved at the next start).
+type snapMark struct {
+	Version uint64
+	Dirs    map[uint64]store.Link
+}
+
+func (e *Engine) markNow() (snapMark, bool) {
+	dirs, err := e.st.DirLinks()
+	if err != nil {
+		return snapMark{}, false
+	}
+	v, ok := e.st.Settled(snapSettle)
+	return snapMark{Version: v, Dirs: dirs}, ok
+}
+
+// snapSoon asks for a snapshot once the worker is idle.
+func (e *Engine) snapSoon() {
+	if e.snap.kick != nil {
+		select {
+		case e.snap.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// markForStop is the mark a last snapshot may claim, taken before the
+// worker stops: events delivered after the stop are not applied, so a
+// version read later could claim changes the catalog never saw.
+func (e *Engine) markForStop() (snapMark, bool) {
+	if e.snap.quit == nil {
+		return snapMark{}, false
+	}
+	return e.markNow()
+}
+
+// stopSnapshots ends the writer and, when m is usable, writes a last
+// snapshot if anything changed since the last one. The worker has stopped
+// after applying everything delivered before m was taken.
+func (e *Engine) stopSnapshots(m snapMark, ok bool) {
+	if e.snap.quit == nil {
+		return
+	}
+	close(e.snap.quit)
+	<-e.snap.done
+	if ok {
+		e.saveSnapshot(m, true)
+	}
+}
+
+// saveSnapshot captures and writes a snapshot at mark m if the catalog
+// changed since the last one and every change delivered up to m is
+// applied. final: the worker has stopped (nothing is applied meanwhile,
+// and what was queued is done). It reports false when it should be tried
+// again soon (the worker was busy).
+func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
+	s := &e.snap
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.mu.RLock()
+	gen, built := e.gen, s.built
+	e.mu.RUnlock()
+	if gen == s.savedGen || !built {
+		return true
+	}
+	e.qMu.Lock()
+	idle := e.done == e.enq && len(e.queue) == 0 && !e.rebuild
+	e.qMu.Unlock()
+	if (!idle && !final) || e.retry.pending() {
+		return false // what the store delivered is not all applied
+	}
+	if !e.roomFor(s.lastSize) {
+		e.log.Printf("views: not writing the index snapshot: the disk is nearly full")
+		return true
+	}
+	t0 := time.Now()
+	im, gen, err := e.capture(m)
+	if err != nil {
+		e.log.Printf("views: not writing the index snapshot: %v", err)
+		return true
+	}
+	size, err := writeSnap(s.path, im)
+	if err != nil {
+		e.log.Printf("views: writing the index snapshot %s: %v", s.path, err)
+		return true
+	}
+	s.savedGen, s.lastSize = gen, size
+	if d := time.Since(t0); d > time.Second {
+		e.log.Printf("views: wrote the index snapshot (%d memories, %d MiB) in %v", len(im.cat.Entries), size>>20, d.Round(time.Millisecond))
+	}
+	return true
+}
+
+// roomFor reports whether the disk has room for a snapshot of about size
+// bytes, with margin: the store's own reserve must not pay for it.
+func (e *Engine) roomFor(size int64) bool {
+	var fs syscall.Statfs_t
+	dir := filepath.Dir(e.snap.path)
+	for ; ; dir = filepath.Dir(dir) {
+		if err := syscall.Statfs(dir, &fs); err == nil || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	free := int64(fs.Bavail) * int64(fs.Bsize)
+	return free > 2*size+256<<20
+}
+
+// capture copies what a snapshot holds, at mark m.
+func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
+	id, err := e.st.ID()
+	if err != nil {
+		return nil, 0, err
+	}
+	im := &snapImage{head: snapHeader{Format: snapFormat, Program: programID(), Store: id, User: e.st.User(),
+		Version: m.Version, Written: time.Now().UTC()}}
+	im.cat.Dirs = m.Dirs
+	e.mu.RLock()
+	gen := e.gen
+	ents := make([]*Entry, 0, len(e.cat))
+	hidden := make(map[uint64]bool, len(e.hidden))
+	for _, ent := range e.cat {
+		ents = append(ents, ent)
+	}
+	for ino := range e.hidden {
+		hidden[ino] = true
+	}
+	e.mu.RUnlock()
+	im.idx = e.idx.Image()
+	e.red.mu.Lock()
+	im.cat.Redact = make(map[uint64]map[string]int, len(e.red.byIno))
+	for ino, m := range e.red.byIno {
+		im.cat.Redact[ino] = maps.Clone(m) // add changes them in place
+	}
+	e.red.mu.Unlock()
+	slices.SortFunc(ents, func(a, b *Entry) int { return cmpIno(a.Ino, b.Ino) })
+	im.cat.Entries = make([]entryImage, len(ents))
+	for i, ent := range ents {
+		im.cat.Entries[i] = imageOf(ent, hidden[ent.Ino])
+	}
+	im.head.Entries = len(ents)
+	return im, gen, nil
+}
+
+func cmpIno(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func imageOf(ent *Entry, hidden bool) entryImage {
+	out := entryImage{Ino: ent.Ino, Users: ent.Users, Tags: ent.Tags, Type: ent.Type, Created: ent.Created,
+		Modified: ent.Modified, NextLine: ent.nextLine, IndexedSize: ent.indexedSize, Parent: ent.parent,
+		Name: ent.name, Hidden: hidden, IsLog: ent.log != nil}
+	if ent.log != nil {
+		out.Lines = make([]lineImage, len(ent.log.lines))
+		for i, l := range ent.log.lines {
+			out.Lines[i] = lineImage{Line: l.Line, Users: l.Users, Speaker: l.Speaker, Created: l.Created, Tags: l.Tags, Off: l.off, Size: l.size}
+		}
+	}
+	return out
+}
+
+func (im entryImage) entry() *Entry {
+	ent := &Entry{Ino: im.Ino, Users: im.Users, Type: im.Type, Tags: im.Tags, Created: im.Created, Modified: im.Modified,
+		nextLine: im.NextLine, indexedSize: im.IndexedSize, parent: im.Parent, name: im.Name}
+	if im.IsLog {
+		lines := make([]LineMeta, len(im.Lines))
+		for i, l := range im.Lines {
+			lines[i] = LineMeta{Line: l.Line, Users: l.Users, Speaker: l.Speaker, Created: l.Created, Tags: l.Tags, off: l.Off, size: l.Size}
+		}
+		ent.log = (*logLines)(nil).extend(lines)
+	}
+	return ent
+}
