@@ -27,7 +27,9 @@ import (
 // when every change the store delivered up to a version (store.Settled)
 // has been applied, so its version never claims more than it holds;
 // what the capture holds beyond that version (changes applied meanwhile)
-// is applied again at the next start, which is harmless. It is written
+// is applied again at the next start, which is harmless. The store is
+// synced between the capture and the file's write, so that no power cut
+// can leave a snapshot reflecting commits the store lost. It is written
 // after a build or a start that changed anything, every SnapshotEvery while
 // memories change, and when the engine stops; never for a read-only
 // mount.
@@ -217,6 +219,13 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 	im, gen, err := e.capture(m)
 	if err != nil {
 		e.log.Printf("views: not writing the index snapshot: %v", err)
+		return true
+	}
+	// What the capture reflects must outlive a power cut before the
+	// snapshot does: a commit lost with it would be reflected and, its
+	// version given again to another write, never read again.
+	if err := e.st.Sync(); err != nil {
+		e.log.Printf("views: not writing the index snapshot: syncing the store: %v", err)
 		return true
 	}
 	size, err := writeSnap(s.path, im)
