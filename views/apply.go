@@ -40,6 +40,9 @@ func (e *Engine) apply(c store.Change) {
 		return
 	case c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From):
 		return
+	case c.Kind == metaChanged:
+		e.refresh(c.Ino, false)
+		return
 	}
 	e.refresh(c.Ino, c.Kind == store.Changed)
 }
@@ -91,6 +94,7 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		ent.nextLine = next + lines - 1
 		ent.indexedSize = done + uint64(n-1)
 		ent.Modified = time.Unix(0, a.Mtime).UTC()
+		ent.ctime, ent.size = a.Ctime, a.Size
 		ent.log = old.log.extend(metas)
 		ent.Users, ent.Tags = addValues(slices.Clone(old.Users), ent.log.users), addValues(slices.Clone(old.Tags), ent.log.tags)
 		oldDays, oldUndated := 0, false
@@ -138,6 +142,7 @@ func (e *Engine) moved(ino uint64) bool {
 	hidden := e.hiddenAt(parent, name)
 	ent := *old
 	ent.parent, ent.name = parent, name
+	ent.ctime, ent.size = a.Ctime, a.Size
 	e.mu.Lock()
 	e.put(&ent, hidden) // into or out of /archive
 	e.mu.Unlock()
@@ -215,7 +220,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 	}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
 	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
-		Modified: in.Modified, parent: parent, name: name}
+		Modified: in.Modified, parent: parent, name: name, ctime: a.Ctime, size: a.Size}
 	hidden := e.hiddenAt(parent, name)
 	if isLog(name) {
 		parent = 0 // a log's lines are a sequence of their own

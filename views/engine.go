@@ -38,6 +38,11 @@ type Entry struct {
 	// again whether it is hidden when a directory moves (facets.go).
 	parent uint64
 	name   string
+	// ctime and size: the inode's when this Entry was made; a start from
+	// a snapshot reads again only the metadata of a memory whose ctime
+	// did not change (reconcile.go).
+	ctime int64
+	size  uint64
 }
 
 // Engine keeps the catalog of memories and the lexical index in step with

@@ -121,6 +121,10 @@ func (e *Engine) startSnapshots() {
 			if !e.snapDirty() {
 				continue
 			}
+			if !e.idle() { // before markNow, which walks every entry
+				again = time.After(time.Second)
+				continue
+			}
 			if m, ok := e.markNow(); !ok || !e.saveSnapshot(m, false) {
 				again = time.After(time.Second)
 			}
@@ -170,10 +174,19 @@ func (e *Engine) snapSoon() {
 // worker stops: events delivered after the stop are not applied, so a
 // version read later could claim changes the catalog never saw.
 func (e *Engine) markForStop() (snapMark, bool) {
-	if e.snap.quit == nil {
+	if e.snap.quit == nil || !e.snapDirty() && e.idle() {
+		// Nothing new: what changes from now on is after the last
+		// snapshot's version, and the next start applies it.
 		return snapMark{}, false
 	}
 	return e.markNow()
+}
+
+// idle reports that every change queued has been applied.
+func (e *Engine) idle() bool {
+	e.qMu.Lock()
+	defer e.qMu.Unlock()
+	return e.done == e.enq && len(e.queue) == 0 && !e.rebuild
 }
 
 // stopSnapshots ends the writer and, when m is usable, writes a last
@@ -205,10 +218,7 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 	if gen == s.savedGen || !built {
 		return true
 	}
-	e.qMu.Lock()
-	idle := e.done == e.enq && len(e.queue) == 0 && !e.rebuild
-	e.qMu.Unlock()
-	if (!idle && !final) || e.retry.pending() {
+	if (!final && !e.idle()) || e.retry.pending() {
 		return false // what the store delivered is not all applied
 	}
 	if !e.roomFor(s.lastSize) {
@@ -303,7 +313,7 @@ func cmpIno(a, b uint64) int {
 func imageOf(ent *Entry, hidden bool) entryImage {
 	out := entryImage{Ino: ent.Ino, Users: ent.Users, Tags: ent.Tags, Type: ent.Type, Created: ent.Created,
 		Modified: ent.Modified, NextLine: ent.nextLine, IndexedSize: ent.indexedSize, Parent: ent.parent,
-		Name: ent.name, Hidden: hidden, IsLog: ent.log != nil}
+		Name: ent.name, Ctime: ent.ctime, Size: ent.size, Hidden: hidden, IsLog: ent.log != nil}
 	if ent.log != nil {
 		out.Lines = make([]lineImage, len(ent.log.lines))
 		for i, l := range ent.log.lines {
@@ -315,7 +325,7 @@ func imageOf(ent *Entry, hidden bool) entryImage {
 
 func (im entryImage) entry() *Entry {
 	ent := &Entry{Ino: im.Ino, Users: im.Users, Type: im.Type, Tags: im.Tags, Created: im.Created, Modified: im.Modified,
-		nextLine: im.NextLine, indexedSize: im.IndexedSize, parent: im.Parent, name: im.Name}
+		nextLine: im.NextLine, indexedSize: im.IndexedSize, parent: im.Parent, name: im.Name, ctime: im.Ctime, size: im.Size}
 	if im.IsLog {
 		lines := make([]LineMeta, len(im.Lines))
 		for i, l := range im.Lines {

@@ -229,6 +229,19 @@ func TestSnapshotCatchesUp(t *testing.T) {
 	b.rename(t, "/episodic/deep", "/archive/deep") // a directory into /archive: hidden
 	b.append(t, "/episodic/s1/turns.jsonl", `{"user":"carol","speaker":"carol","text":"an appended line by carol","created":"2024-02-01T10:00:00Z"}`+"\n")
 	b.write(t, "/episodic/fresh/new.md", frontText("dave", "new", "a fresh arrival"))
+	buf := make([]byte, 64)
+	for i := 10; i < 15; i++ { // reads: access times and counts, no content change
+		if _, err := b.st.ReadAt(b.lookup(t, fmt.Sprintf("/episodic/notes/n%02d.md", i)), buf, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mode, old := uint32(0o600), int64(1e18)
+	if _, err := b.st.SetAttr(b.lookup(t, "/episodic/notes/n15.md"), store.AttrChange{Mode: &mode}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.SetAttr(b.lookup(t, "/episodic/notes/n16.md"), store.AttrChange{Mtime: &old}); err != nil {
+		t.Fatal(err)
+	}
 	b.close(t)
 
 	c := openSession(t, dir, snap, "")

@@ -122,6 +122,10 @@ func (e *Engine) snapFits(h snapHeader) string {
 	return ""
 }
 
+// metaChanged is a change of the views' own, made only by sinceChanges:
+// the memory's record may have changed, its content did not.
+const metaChanged store.ChangeKind = -1
+
 // sinceChanges turns what the store says changed into the changes the
 // worker applies: the memories gone are removed, the files written are
 // read again, and a directory that moved (or is new) is a move, so that
@@ -143,7 +147,14 @@ func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []s
 				out = append(out, store.Change{Kind: store.Moved, Ino: ino})
 			}
 		default:
-			out = append(out, store.Change{Kind: store.Changed, Ino: ino})
+			kind := store.Changed
+			if ent := e.cat[ino]; ent != nil && ent.ctime != 0 && a.Ctime == ent.ctime && a.Size == ent.size &&
+				len(a.Links) > 0 && a.Links[0] == (store.Link{Parent: ent.parent, Name: ent.name}) {
+				// Neither content nor name nor mode changed (only its
+				// access time, or its record): its words are as indexed.
+				kind = metaChanged
+			}
+			out = append(out, store.Change{Kind: kind, Ino: ino})
 		}
 	}
 	return out

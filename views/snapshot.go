@@ -62,6 +62,8 @@ type entryImage struct {
 	IndexedSize       uint64
 	Parent            uint64
 	Name              string
+	Ctime             int64
+	Size              uint64
 	Hidden, IsLog     bool
 	Lines             []lineImage
 }
