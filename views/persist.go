@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"syscall"
@@ -244,8 +245,16 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 		return true
 	}
 	s.savedGen, s.lastSize = gen, size
+	n := len(im.ents)
+	im = nil
+	if size > 32<<20 {
+		// The capture's copies and the encoder's buffers are garbage
+		// now, about the snapshot's size again: hand them back (as
+		// after a build) instead of letting the heap keep them.
+		debug.FreeOSMemory()
+	}
 	if d := time.Since(t0); d > time.Second {
-		e.log.Printf("views: wrote the index snapshot (%d memories, %d MiB) in %v", len(im.cat.Entries), size>>20, d.Round(time.Millisecond))
+		e.log.Printf("views: wrote the index snapshot (%d memories, %d MiB) in %v", n, size>>20, d.Round(time.Millisecond))
 	}
 	return true
 }
@@ -292,10 +301,7 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 	}
 	e.red.mu.Unlock()
 	slices.SortFunc(ents, func(a, b *Entry) int { return cmpIno(a.Ino, b.Ino) })
-	im.cat.Entries = make([]entryImage, len(ents))
-	for i, ent := range ents {
-		im.cat.Entries[i] = imageOf(ent, hidden[ent.Ino])
-	}
+	im.ents, im.hidden = ents, hidden
 	im.head.Entries = len(ents)
 	return im, gen, nil
 }

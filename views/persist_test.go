@@ -278,16 +278,8 @@ func TestSnapshotRefused(t *testing.T) {
 			}
 			b.close(t)
 		}},
-		{"bit flipped", "checksum", func(t *testing.T, dir, snap string) {
-			b, err := os.ReadFile(snap)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[len(b)/2] ^= 0x40
-			if err := os.WriteFile(snap, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		{"bit flipped", "", func(t *testing.T, dir, snap string) { flipByte(t, snap, 2) }},
+		{"checksum flipped", "checksum", func(t *testing.T, dir, snap string) { flipByte(t, snap, -1) }},
 		{"cut short", "", func(t *testing.T, dir, snap string) {
 			fi, err := os.Stat(snap)
 			if err == nil {
@@ -329,5 +321,22 @@ func TestSnapshotRefused(t *testing.T) {
 			d.close(t)
 			sameView(t, got, want)
 		})
+	}
+}
+
+// flipByte flips a bit of the file's byte at len/at (at > 0) or its last.
+func flipByte(t *testing.T, p string, at int) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := len(b) - 1
+	if at > 0 {
+		i = len(b) / at
+	}
+	b[i] ^= 0x40
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,6 +3,7 @@ package views
 import (
 	"errors"
 	"os"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -41,20 +42,27 @@ func (e *Engine) loadSnapshot() bool {
 		s, err := e.st.ChangedSince(r.head.Version)
 		sinceCh <- sinceResult{s, err}
 	}()
+	// The catalog's entries go to the facets as they are decoded, the
+	// index after them; collection is put off meanwhile (all of it is
+	// kept anyway).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	var cat snapCatalog
-	err = r.catalog(&cat)
+	chunks := make(chan []entryImage, 8)
 	putDone := make(chan struct{})
-	go func(read bool) {
+	entries := 0
+	go func() {
 		defer close(putDone)
-		if !read {
-			return
-		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		for _, im := range cat.Entries {
-			e.put(im.entry(), im.Hidden)
+		for chunk := range chunks {
+			for _, im := range chunk {
+				e.put(im.entry(), im.Hidden)
+			}
+			entries += len(chunk)
 		}
-	}(err == nil)
+	}()
+	err = r.catalog(&cat, func(c []entryImage) { chunks <- c })
+	close(chunks)
 	if err == nil {
 		err = r.index(e.idx)
 	}
@@ -99,7 +107,7 @@ func (e *Engine) loadSnapshot() bool {
 		e.snapSoon()
 	}
 	e.log.Printf("views: read the index of %d memories from its snapshot and applied %d changes since, in %v",
-		len(cat.Entries), len(changes), time.Since(t0).Round(time.Millisecond))
+		entries, len(changes), time.Since(t0).Round(time.Millisecond))
 	return true
 }
 

@@ -25,7 +25,9 @@ import (
 // data directory beside the KV: index/views.snap (index/views-<user
 // hex>.snap for a --user mount).
 //
-// Layout: gob of snapHeader, then gob of the catalog (snapCatalog), then
+// Layout: gob of snapHeader, then gob of the catalog's maps (snapCatalog),
+// then its entries in chunks of snapChunk ([]entryImage each, Entries in
+// all: encoded and decoded a chunk at a time, never all at once), then
 // gob of the index (search.Image), then the CRC-32C of every byte before
 // it (4 bytes, big-endian). It is written to a temporary file, synced and
 // renamed over the old one, so a crash leaves the old snapshot or the new
@@ -47,10 +49,12 @@ type snapHeader struct {
 	Entries int
 }
 
+// snapChunk is how many entries one gob value of the catalog holds.
+const snapChunk = 4096
+
 type snapCatalog struct {
-	Entries []entryImage
-	Redact  map[uint64]map[string]int
-	Dirs    map[uint64]store.Link // snapMark.Dirs
+	Redact map[uint64]map[string]int
+	Dirs   map[uint64]store.Link // snapMark.Dirs
 }
 
 type entryImage struct {
@@ -102,9 +106,11 @@ var programID = sync.OnceValue(func() string {
 
 // snapImage is what a snapshot holds, captured in memory (persist.go).
 type snapImage struct {
-	head snapHeader
-	cat  snapCatalog
-	idx  *search.Image
+	head   snapHeader
+	cat    snapCatalog
+	ents   []*Entry // sorted by inode
+	hidden map[uint64]bool
+	idx    *search.Image
 }
 
 // writeSnap writes im to path, replacing what was there. It returns the
@@ -124,6 +130,14 @@ func writeSnap(path string, im *snapImage) (int64, error) {
 	err = enc.Encode(&im.head)
 	if err == nil {
 		err = enc.Encode(&im.cat)
+	}
+	chunk := make([]entryImage, 0, snapChunk)
+	for i := 0; i < len(im.ents) && err == nil; i += snapChunk {
+		chunk = chunk[:0]
+		for _, ent := range im.ents[i:min(i+snapChunk, len(im.ents))] {
+			chunk = append(chunk, imageOf(ent, im.hidden[ent.Ino]))
+		}
+		err = enc.Encode(chunk)
 	}
 	if err == nil {
 		err = im.idx.Encode(enc)
@@ -197,10 +211,22 @@ func openSnap(path string) (*snapReader, error) {
 	return r, nil
 }
 
-// catalog decodes the catalog, which comes first.
-func (r *snapReader) catalog(cat *snapCatalog) error {
+// catalog decodes the catalog's maps into cat, then its entries a chunk
+// at a time, handing each to put (which may keep it).
+func (r *snapReader) catalog(cat *snapCatalog, put func([]entryImage)) error {
 	if err := r.dec.Decode(cat); err != nil {
 		return fmt.Errorf("reading its catalog: %w", err)
+	}
+	for n := 0; n < r.head.Entries; {
+		var chunk []entryImage
+		if err := r.dec.Decode(&chunk); err != nil {
+			return fmt.Errorf("reading its catalog: %w", err)
+		}
+		if len(chunk) == 0 || n+len(chunk) > r.head.Entries {
+			return fmt.Errorf("reading its catalog: a chunk of %d entries after %d of %d", len(chunk), n, r.head.Entries)
+		}
+		n += len(chunk)
+		put(chunk)
 	}
 	return nil
 }

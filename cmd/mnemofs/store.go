@@ -145,6 +145,7 @@ func run(req control.Request, p control.Progress, result any) error {
 		return fmt.Errorf("locking the store in %s: %w", dir, err)
 	}
 	defer lock.Release()
+	defer startProfile()() // MNEMOFS_CPUPROFILE: here too, for import's
 	var eng *views.Engine
 	var onChange func([]store.Change)
 	if req.Op == "search" {
