@@ -31,8 +31,14 @@ func (s *Store) ID() (string, error) {
 // Versioned reports whether Settled and ChangedSince can answer: the
 // store is local and its KV numbers commits.
 func (s *Store) Versioned() bool {
-	_, ok := backend.AsVersioned(s.kv)
-	return ok && !s.shared
+	_, ok := s.versioned()
+	return ok
+}
+
+// versioned is the KV as a backend.Versioned, for a local store.
+func (s *Store) versioned() (backend.Versioned, bool) {
+	vkv, ok := backend.AsVersioned(s.kv)
+	return vkv, ok && !s.shared
 }
 
 // Settled returns a version of the KV such that the change events of
@@ -41,8 +47,8 @@ func (s *Store) Versioned() bool {
 // as of at least that version. It reports false when the store is not
 // Versioned, or when events kept arriving for longer than wait.
 func (s *Store) Settled(wait time.Duration) (uint64, bool) {
-	vkv, ok := backend.AsVersioned(s.kv)
-	if !ok || s.shared {
+	vkv, ok := s.versioned()
+	if !ok {
 		return 0, false
 	}
 	// Every commit runs under mu and records its events there (a bulk
@@ -84,8 +90,8 @@ type Since struct {
 // enough; a node removed is missing from Live. The cost is a key-only walk
 // of the inodes, and of what changed in the other families.
 func (s *Store) ChangedSince(since uint64) (Since, error) {
-	vkv, ok := backend.AsVersioned(s.kv)
-	if !ok || s.shared {
+	vkv, ok := s.versioned()
+	if !ok {
 		return Since{}, fmt.Errorf("store: this backend does not number its commits")
 	}
 	out := Since{Version: vkv.Version()}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -300,20 +301,10 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 		im.cat.Redact[ino] = maps.Clone(m) // add changes them in place
 	}
 	e.red.mu.Unlock()
-	slices.SortFunc(ents, func(a, b *Entry) int { return cmpIno(a.Ino, b.Ino) })
+	slices.SortFunc(ents, func(a, b *Entry) int { return cmp.Compare(a.Ino, b.Ino) })
 	im.ents, im.hidden = ents, hidden
 	im.head.Entries = len(ents)
 	return im, gen, nil
-}
-
-func cmpIno(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func imageOf(ent *Entry, hidden bool) entryImage {
