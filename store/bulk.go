@@ -41,18 +41,55 @@ func (s *Store) NewBulk() *Bulk { return &Bulk{s: s, owner: s.opts.User} }
 // AddFile writes the regular file dst (a store path) holding data, with
 // permission bits perm, owner own and modification time mtime (unix ns),
 // making its directories (0755, own). A new file is in the batch until
-// Flush; an existing one is overwritten now.
+// Flush; an existing one is overwritten now. It is Add of Prepare.
 func (b *Bulk) AddFile(dst string, data []byte, perm uint32, own Owner, mtime int64) error {
-	s := b.s
-	dir, name := path.Split(dst)
-	if err := checkName(name); err != nil {
+	f, err := b.Prepare(dst, data, mtime)
+	if err != nil {
 		return err
+	}
+	return b.Add(f, perm, own)
+}
+
+// NewFile is a file made ready for Bulk.Add: its content redacted,
+// parsed (front matter, log lines) and hashed.
+type NewFile struct {
+	dst   string
+	data  []byte
+	mtime int64
+	rec   *Record
+}
+
+// Prepare does for dst and data what needs no lock: the name check,
+// redaction, parsing and the hash. Unlike the rest of a Bulk it may be
+// called from many goroutines at once (an import prepares files in
+// parallel and adds them in order).
+func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
+	s := b.s
+	_, name := path.Split(dst)
+	if err := checkName(name); err != nil {
+		return nil, err
 	}
 	if r := s.Redactor().ForStore(); r.Applies(dst) {
 		var counts map[string]int
 		data, counts = r.Redact(dst, data) // before any of it is written (redact.go)
 		s.redCounts.add(counts)
 	}
+	rec := &Record{Version: 1, Modified: mtime, Owner: b.owner}
+	rec.applyParse(memory.Parse(name, data))
+	if isLogName(name) {
+		rec.applyLines(scanBytes(0, data))
+	}
+	if b.owner == s.opts.User {
+		s.claim(rec) // written by the store's user, not by maintenance
+	}
+	rec.SHA256 = sha(data)
+	return &NewFile{dst: dst, data: data, mtime: mtime, rec: rec}, nil
+}
+
+// Add writes f, with permission bits perm and owner own, as AddFile says.
+func (b *Bulk) Add(f *NewFile, perm uint32, own Owner) error {
+	s, data, mtime, rec := b.s, f.data, f.mtime, f.rec
+	dir, name := path.Split(f.dst)
 	if err := s.space.need(len(data) + 256); err != nil {
 		return err
 	}
@@ -89,15 +126,6 @@ func (b *Bulk) AddFile(dst string, data []byte, perm uint32, own Owner, mtime in
 	}
 	i := &Inode{Ino: ino, Mode: syscall.S_IFREG | perm, Uid: own.Uid, Gid: own.Gid, Size: uint64(len(data)),
 		Atime: mtime, Mtime: mtime, Ctime: s.now().UnixNano(), Btime: mtime, Links: []Link{{parent, name}}}
-	rec := &Record{Version: 1, Modified: mtime, Owner: b.owner}
-	rec.applyParse(memory.Parse(name, data))
-	if isLogName(name) {
-		rec.applyLines(scanBytes(0, data))
-	}
-	if b.owner == s.opts.User {
-		s.claim(rec) // written by the store's user, not by maintenance
-	}
-	rec.SHA256 = sha(data)
 	for off, idx := 0, uint32(0); off < len(data); off, idx = off+ChunkSize, idx+1 {
 		if err := b.batch.Set(backend.ChunkKey(ino, idx), data[off:min(len(data), off+ChunkSize)]); err != nil {
 			return err
@@ -193,11 +221,8 @@ func (b *Bulk) Flush() error {
 	if err != nil {
 		return err
 	}
-	s.icMu.Lock()
-	for _, i := range b.created {
-		s.inodes[i.Ino] = i
-	}
-	s.icMu.Unlock()
+	// The new inodes are not put in the inode cache: an import of a
+	// million files would hold every one; a later use reads it.
 	for _, i := range b.created {
 		s.dcSet(i.Links[0].Parent, i.Links[0].Name, i.Ino, i.Mode)
 	}

@@ -52,10 +52,6 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 		return nil, fmt.Errorf("import: %s is not a directory", src)
 	}
 	to = path.Clean("/" + to)
-	type item struct {
-		rel string
-		d   fs.DirEntry
-	}
 	var items []item
 	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -74,24 +70,27 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 	res := &Result{}
 	total := int64(len(items))
 	b := st.NewBulk()
-	for n, it := range items {
+	stop := make(chan struct{})
+	defer close(stop)
+	n := 0
+	for r := range prepareAll(b, src, to, items, stop) {
+		<-r.done
 		if n%importBatch == 0 {
 			if err := b.Flush(); err != nil {
 				return res, err
 			}
 			progress(int64(n), total)
 		}
-		dst := path.Join(to, it.rel)
-		full := filepath.Join(src, filepath.FromSlash(it.rel))
-		if err := importOne(st, b, full, dst, it.d, res); err != nil {
+		n++
+		if err := importOne(st, b, src, to, r, res); err != nil {
 			if errors.Is(err, errSkip) || errors.Is(err, store.ErrReserved) {
 				// A name the store reserves is skipped as well, in the
 				// same words.
-				res.Skipped = append(res.Skipped, it.rel+": "+errSkip.Error())
+				res.Skipped = append(res.Skipped, r.rel+": "+errSkip.Error())
 				continue
 			}
 			b.Cancel()
-			return res, fmt.Errorf("import %s: %w", it.rel, err)
+			return res, fmt.Errorf("import %s: %w", r.rel, err)
 		}
 	}
 	if err := b.Flush(); err != nil {
@@ -103,11 +102,13 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 
 var errSkip = errors.New("not a regular file, directory or symlink; skipped")
 
-func importOne(st *store.Store, b *store.Bulk, full, dst string, d fs.DirEntry, res *Result) error {
-	fi, err := d.Info()
+func importOne(st *store.Store, b *store.Bulk, src, to string, r *ready, res *Result) error {
+	fi, err := r.fi, r.err
 	if err != nil {
 		return err
 	}
+	dst := path.Join(to, r.rel)
+	full := filepath.Join(src, filepath.FromSlash(r.rel))
 	sys, _ := fi.Sys().(*syscall.Stat_t)
 	own := store.Owner{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
 	if sys != nil {
@@ -137,13 +138,20 @@ func importOne(st *store.Store, b *store.Bulk, full, dst string, d fs.DirEntry, 
 		res.Symlinks++
 		return nil
 	case fi.Mode().IsRegular():
-		data, err := os.ReadFile(full)
-		if err != nil {
-			return err
+		f, read := r.f, r.read
+		if f == nil { // a large file, read now
+			data, err := os.ReadFile(full)
+			if err != nil {
+				return err
+			}
+			if f, err = b.Prepare(dst, data, fi.ModTime().UnixNano()); err != nil {
+				return err
+			}
+			read = int64(len(data))
 		}
 		res.Files++
-		res.Bytes += int64(len(data))
-		return b.AddFile(dst, data, uint32(fi.Mode().Perm()), own, fi.ModTime().UnixNano())
+		res.Bytes += read
+		return b.Add(f, uint32(fi.Mode().Perm()), own)
 	}
 	return errSkip
 }

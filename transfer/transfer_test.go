@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,5 +70,61 @@ func TestImportExportRoundTrip(t *testing.T) {
 	storetest.Must(t, err)
 	if !r.Clean {
 		t.Fatalf("fsck: %v", r.Problems)
+	}
+}
+
+// TestImportInWalkOrder imports more files than are prepared ahead (in
+// parallel), large ones read in turn among them: every file arrives whole,
+// with its metadata, and inode numbers follow the walk as with one file at
+// a time.
+func TestImportInWalkOrder(t *testing.T) {
+	src := t.TempDir()
+	var names []string
+	want := map[string][]byte{}
+	for d := 0; d < 3; d++ {
+		for i := 0; i < 2*prepareAhead; i++ {
+			p := filepath.Join(fmt.Sprintf("d%d", d), fmt.Sprintf("f%04d.md", i))
+			b := []byte(fmt.Sprintf("---\nuser: u%d\ntags: [t%d]\n---\nnote %d of %d\n", i%5, d, i, d))
+			if i%97 == 0 {
+				b = append(b, bytes.Repeat([]byte{byte(i)}, prepareMax+store.ChunkSize+1)...)
+			}
+			storetest.Must(t, os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755))
+			storetest.Must(t, os.WriteFile(filepath.Join(src, p), b, 0o644))
+			names = append(names, p)
+			want[p] = b
+		}
+	}
+	s := storetest.NewStore(t, store.Options{})
+	res, err := Import(s, src, "/episodic/w", nil)
+	storetest.Must(t, err)
+	if res.Files != int64(len(names)) || res.Dirs != 3 {
+		t.Fatalf("import %+v", res)
+	}
+	var total int64
+	last := uint64(0)
+	for _, p := range names { // WalkDir's order: lexical
+		ino, err := s.Resolve("/episodic/w/" + filepath.ToSlash(p))
+		storetest.Must(t, err)
+		if ino <= last {
+			t.Fatalf("%s: inode %d after %d: not in walk order", p, ino, last)
+		}
+		last = ino
+		in, err := s.Info(ino)
+		storetest.Must(t, err)
+		b := want[p]
+		total += int64(len(b))
+		var i, d int
+		fmt.Sscanf(p, "d%d/f%04d.md", &d, &i)
+		if in.SHA256 != sha(b) || len(in.Users) != 1 || in.Users[0] != fmt.Sprintf("u%d", i%5) {
+			t.Fatalf("%s: metadata %+v", p, in)
+		}
+		got := make([]byte, len(b)+1)
+		n, err := s.ReadAt(ino, got, 0)
+		if err != nil && err != io.EOF || !bytes.Equal(got[:n], b) {
+			t.Fatalf("%s: read %d bytes (%v), want %d", p, n, err, len(b))
+		}
+	}
+	if res.Bytes != total {
+		t.Fatalf("bytes %d, want %d", res.Bytes, total)
 	}
 }

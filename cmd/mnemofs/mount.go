@@ -73,12 +73,20 @@ func leaveACPU() {
 }
 
 // startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE and
-// an execution trace to $MNEMOFS_TRACE when those are set (diagnosis aids
-// for the benchmarks; see BENCHMARKS.md).
+// an execution trace to $MNEMOFS_TRACE when those are set, and the heap
+// as it is at the end to $MNEMOFS_MEMPROFILE (diagnosis aids for the
+// benchmarks; see BENCHMARKS.md).
 func startProfile() (stop func()) {
 	cpu := diagnose("MNEMOFS_CPUPROFILE", "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
 	tr := diagnose("MNEMOFS_TRACE", "execution trace", trace.Start, trace.Stop)
-	return func() { cpu(); tr() }
+	var heap io.Writer
+	mem := diagnose("MNEMOFS_MEMPROFILE", "heap profile", func(w io.Writer) error { heap = w; return nil }, func() {
+		runtime.GC()
+		if err := pprof.WriteHeapProfile(heap); err != nil {
+			fmt.Fprintf(os.Stderr, "mnemofs: warning: no heap profile: %v\n", err)
+		}
+	})
+	return func() { cpu(); tr(); mem() }
 }
 
 // diagnose starts a recording into the file named by $env, if set, and
