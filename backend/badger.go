@@ -22,6 +22,12 @@ type Options struct {
 	EncryptionKey []byte
 	// Logger receives Badger's warnings; nil discards info and debug lines.
 	Logger *log.Logger
+	// Bulk tunes the store for a bulk load (an import): four times the
+	// memtable, more level-0 tables before writes stall, and larger
+	// tables and base level, so that compaction rewrites less. It costs
+	// memory (a 1M-file import peaked at 3.4 GiB against 2.3), so a mount
+	// does not use it.
+	Bulk bool
 }
 
 type badgerKV struct {
@@ -82,6 +88,11 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		WithNumMemtables(3).
 		WithBlockCacheSize(32 << 20).
 		WithNumCompactors(2)
+	if o.Bulk {
+		opt = opt.WithMemTableSize(64 << 20).
+			WithNumLevelZeroTables(10).WithNumLevelZeroTablesStall(20).
+			WithBaseLevelSize(64 << 20).WithBaseTableSize(8 << 20)
+	}
 	if o.InMemory {
 		// No value log in memory: every value stays in the LSM, which
 		// takes values up to the threshold.

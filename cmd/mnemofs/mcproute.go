@@ -121,7 +121,7 @@ func flagUser(u string) string {
 func (r *mcpRoute) open(lock *control.Lock) error {
 	eng := views.NewEngine(r.logger)
 	keepIndex(eng, r.data, r.user, r.ro)
-	kv, st, err := openStore(r.data, r.user, nil, eng.Handle, 0, r.ro)
+	kv, st, err := openStore(r.data, storeOpen{user: r.user, onChange: eng.Handle, readOnly: r.ro})
 	if err != nil {
 		lock.Release()
 		return err

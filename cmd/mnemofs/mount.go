@@ -225,7 +225,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if content == 0 {
 		content = -1 // off (0 would be the default)
 	}
-	kv, st, err := openStore(data, user, n, eng.Handle, content, cfg.ReadOnly)
+	kv, st, err := openStore(data, storeOpen{user: user, notify: n, onChange: eng.Handle, cacheBytes: content, readOnly: cfg.ReadOnly})
 	if err != nil {
 		return err
 	}

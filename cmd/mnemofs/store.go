@@ -85,17 +85,28 @@ func rawKey() ([]byte, error) {
 	return nil, nil
 }
 
+// storeOpen says how openStore opens a store.
+type storeOpen struct {
+	user     string // the store's user (--user); "" for all
+	notify   store.Notifier
+	onChange func([]store.Change)
+	// cacheBytes bounds the content cache (store.Options.CacheBytes).
+	cacheBytes int64
+	// readOnly: nothing at all is written.
+	readOnly bool
+	// bulk: a bulk load is coming (import), tune the KV for it.
+	bulk bool
+}
+
 // openStore opens the store in dataDir, which the caller has locked.
-// cacheBytes bounds the content cache (store.Options.CacheBytes); ro opens
-// it read-only (nothing at all is written).
-func openStore(dataDir, user string, n store.Notifier, onChange func([]store.Change), cacheBytes int64, ro bool) (backend.KV, *store.Store, error) {
+func openStore(dataDir string, so storeOpen) (backend.KV, *store.Store, error) {
 	logger := log.New(os.Stderr, "mnemofs: ", 0)
-	kv, where, shared, err := openKV(dataDir, logger)
+	kv, where, shared, err := openKV(dataDir, logger, so.bulk)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := store.Options{Notify: n, Reserved: reservedNames(), OnChange: onChange, Logger: logger, User: user,
-		CacheBytes: cacheBytes, ReadOnly: ro,
+	opts := store.Options{Notify: so.notify, Reserved: reservedNames(), OnChange: so.onChange, Logger: logger, User: so.user,
+		CacheBytes: so.cacheBytes, ReadOnly: so.readOnly,
 		Operator: func() (policy.Operator, error) { return loadOperator(dataDir) }}
 	if !shared {
 		opts.SpaceDir = dataDir
@@ -157,7 +168,7 @@ func run(req control.Request, p control.Progress, result any) error {
 	if req.Op == "report" {
 		user = req.User // the store's own isolation, as a --user mount's
 	}
-	kv, st, err := openStore(dir, user, nil, onChange, 0, false)
+	kv, st, err := openStore(dir, storeOpen{user: user, onChange: onChange, bulk: req.Op == "import"})
 	if err != nil {
 		return err
 	}
