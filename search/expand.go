@@ -50,6 +50,10 @@ func whenQuery(words []string) bool {
 	return false
 }
 
+// Warm loads what Expand reads (the WordNet database), so that the first
+// query does not wait for it.
+func Warm() { wordnet.Default() }
+
 // Expand returns the expansion terms of a query's text under t (nil:
 // DefaultTuning), leaving out the query's own terms.
 func Expand(text string, t *Tuning) []Weighted {

@@ -53,6 +53,9 @@ type Index struct {
 	// the group (dead or moved ones are dropped when it is rebuilt).
 	groups  map[uint64][]uint32
 	members map[uint64][]uint32
+	// stale: the groups whose cache is nil, to rebuild before a search
+	// (so that a search need not look at every group to find them).
+	stale map[uint64]struct{}
 	// seq marks the groups that are sequences (see isSequence).
 	seq map[uint64]bool
 	gen uint64
@@ -61,7 +64,7 @@ type Index struct {
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{byIno: map[uint64][]uint32{}, post: map[string]*postings{}, groups: map[uint64][]uint32{},
-		members: map[uint64][]uint32{}, seq: map[uint64]bool{}}
+		members: map[uint64][]uint32{}, seq: map[uint64]bool{}, stale: map[uint64]struct{}{}}
 }
 
 // Reset empties the index.
@@ -70,7 +73,7 @@ func (x *Index) Reset() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = nil, n.byIno, n.post, 0, 0, 0
-	x.groups, x.members, x.seq = n.groups, n.members, n.seq
+	x.groups, x.members, x.seq, x.stale = n.groups, n.members, n.seq, n.stale
 	x.gen++
 }
 
@@ -133,12 +136,12 @@ func (x *Index) Move(ino uint64, group uint64, order string) {
 		return
 	}
 	d := &x.docs[ids[0]]
-	x.groups[d.group] = nil
+	x.invalidate(d.group)
 	if d.group != group {
 		x.members[group] = append(x.members[group], ids[0])
 	}
 	d.group, d.order = group, order
-	x.groups[group] = nil
+	x.invalidate(group)
 	x.gen++
 }
 
@@ -159,7 +162,7 @@ func (x *Index) removeLocked(ino uint64) {
 			x.live--
 			x.dead++
 			x.totalLen -= uint64(d.length)
-			x.groups[d.group] = nil
+			x.invalidate(d.group)
 		}
 	}
 	delete(x.byIno, ino)
@@ -171,7 +174,7 @@ func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string
 	x.byIno[k.Ino] = append(x.byIno[k.Ino], id)
 	x.live++
 	x.totalLen += uint64(len(toks))
-	x.groups[group] = nil
+	x.invalidate(group)
 	x.members[group] = append(x.members[group], id)
 	tf := make(map[string]uint32, len(toks))
 	for _, t := range toks {
@@ -227,9 +230,10 @@ func (x *Index) maybeCompact() {
 	x.docs, x.dead = docs, 0
 	x.groups = map[uint64][]uint32{}
 	x.members = map[uint64][]uint32{}
+	x.stale = map[uint64]struct{}{}
 	for id, d := range x.docs {
 		x.members[d.group] = append(x.members[d.group], uint32(id))
-		x.groups[d.group] = nil
+		x.invalidate(d.group)
 	}
 }
 
@@ -243,18 +247,20 @@ func lineOrder(n uint32) string {
 	return string(b)
 }
 
+// invalidate marks the cache of group g stale. Caller holds the write lock.
+func (x *Index) invalidate(g uint64) {
+	x.groups[g] = nil
+	x.stale[g] = struct{}{}
+}
+
 // sortedGroups rebuilds the group caches that are stale. Caller holds the
 // write lock.
 func (x *Index) sortedGroups() {
-	stale := map[uint64]bool{}
-	for g, ids := range x.groups {
-		if ids == nil {
-			stale[g] = true
-		}
-	}
+	stale := x.stale
 	if len(stale) == 0 {
 		return
 	}
+	x.stale = map[uint64]struct{}{}
 	for g := range stale {
 		var ids []uint32
 		seen := map[uint32]bool{}

@@ -83,7 +83,7 @@ func (x *Index) Load(dec *gob.Decoder) error {
 			total += uint64(d.Length)
 		}
 		fresh.members[d.Group] = append(fresh.members[d.Group], uint32(i))
-		fresh.groups[d.Group] = nil
+		fresh.invalidate(d.Group)
 	}
 	if live != im.Live || total != im.TotalLen || live+im.Dead != len(im.Docs) {
 		x.Reset()

@@ -273,15 +273,13 @@ func (x *Index) pick(acc *scratch, o Options, limit int) ([]Hit, bool) {
 	return out, len(out) == o.K || !cut
 }
 
+// SortGroups puts every group's documents in order now, which the first
+// search with neighbours would otherwise do (after Load: all of them).
+func (x *Index) SortGroups() { x.ensureGroups() }
+
 func (x *Index) ensureGroups() {
 	x.mu.RLock()
-	stale := false
-	for _, ids := range x.groups {
-		if ids == nil {
-			stale = true
-			break
-		}
-	}
+	stale := len(x.stale) > 0
 	x.mu.RUnlock()
 	if stale {
 		x.mu.Lock()

@@ -105,6 +105,10 @@ type Engine struct {
 	// rebuild: drop the catalog and index and build them again (Rebuild).
 	rebuild  bool
 	finished chan struct{}
+	// loaded is closed once the catalog and index are first whole (read
+	// from a snapshot or built), or the worker ended before.
+	loaded     chan struct{}
+	loadedOnce sync.Once
 
 	// emb embeds memories for hybrid search (embed.go); nil: lexical only.
 	emb *embedder
@@ -125,7 +129,7 @@ func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, dirsCache: map[string]dirSet{}, finished: make(chan struct{})}
+	e := &Engine{idx: search.NewIndex(), log: logger, dirsCache: map[string]dirSet{}, finished: make(chan struct{}), loaded: make(chan struct{})}
 	e.resetCatalog()
 	e.qCond = sync.NewCond(&e.qMu)
 	_, q := cache.Split(cache.DefaultBytes)
@@ -157,6 +161,12 @@ func (e *Engine) Stop() {
 		<-e.emb.done
 	}
 }
+
+// Loaded is closed once the catalog and index are first whole, from a
+// snapshot or built from the store (or the engine stopped before).
+func (e *Engine) Loaded() <-chan struct{} { return e.loaded }
+
+func (e *Engine) markLoaded() { e.loadedOnce.Do(func() { close(e.loaded) }) }
 
 // Ready waits until every change queued so far is applied.
 func (e *Engine) Ready() {
@@ -218,8 +228,10 @@ func (e *Engine) run() {
 		e.done = e.enq
 		e.qCond.Broadcast()
 		e.qMu.Unlock()
+		e.markLoaded()
 		close(e.finished)
 	}()
+	go search.Warm() // the query expansion's data, while the rest loads
 	if e.emb != nil {
 		if err := e.emb.load(e.st); err != nil {
 			e.log.Printf("views: loading embeddings: %v", err)
@@ -229,6 +241,7 @@ func (e *Engine) run() {
 	if !e.loadSnapshot() {
 		e.buildAll()
 	}
+	e.markLoaded()
 	e.progress(1)
 	for {
 		e.qMu.Lock()

@@ -63,11 +63,21 @@ func (e *Engine) loadSnapshot() bool {
 	}()
 	err = r.catalog(&cat, func(c []entryImage) { chunks <- c })
 	close(chunks)
+	sorted := make(chan struct{})
 	if err == nil {
 		err = r.index(e.idx)
 	}
+	go func(ok bool) {
+		// The groups' order, which the first search would otherwise
+		// wait for, while the facets and the store's walk finish.
+		if ok {
+			e.idx.SortGroups()
+		}
+		close(sorted)
+	}(err == nil)
 	<-putDone
 	sr := <-sinceCh
+	<-sorted
 	since := sr.since
 	switch {
 	case err == nil && sr.err != nil:

@@ -58,7 +58,7 @@ func mountCmd() *cobra.Command {
 }
 
 // leaveACPU runs the mount on one CPU less than the machine has, unless
-// GOMAXPROCS says otherwise. A FUSE request is a chain of goroutine
+// GOMAXPROCS says otherwise; the mount calls it once its index is loaded. A FUSE request is a chain of goroutine
 // handoffs (go-fuse's reader, the handler, Badger's writer); with a spare P
 // each handoff wakes another thread, which spins on the CPU the calling
 // process needs. On 2 CPUs this halves the median unlink (BENCHMARKS.md),
@@ -172,7 +172,6 @@ func checkFuse() error {
 }
 
 func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, model string) error {
-	leaveACPU()
 	mnt, err := filepath.Abs(mountpoint)
 	if err != nil {
 		return err
@@ -230,6 +229,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		return err
 	}
 	eng.Start(st)
+	// Every CPU for reading the snapshot or building the index (a batch
+	// job, with parts in parallel), then one less for serving requests.
+	go func() { <-eng.Loaded(); leaveACPU() }()
 	cfg.DataDir = data
 	cfg.Views = eng
 	srv, err := fusefs.Mount(mnt, st, n, cfg)
