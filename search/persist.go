@@ -99,7 +99,7 @@ func (x *Index) Load(dec *gob.Decoder) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = fresh.docs, fresh.byIno, fresh.post, total, live, im.Dead
-	x.groups, x.members, x.seq = fresh.groups, fresh.members, fresh.seq
+	x.groups, x.members, x.seq, x.stale = fresh.groups, fresh.members, fresh.seq, fresh.stale
 	x.gen++
 	return nil
 }
