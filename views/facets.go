@@ -118,10 +118,10 @@ func (e *Engine) index(ent *Entry, hidden bool) {
 				vs = &valueSet{inos: map[uint64]struct{}{}}
 				fc.vals[v] = vs
 			}
-			if _, dup := vs.inos[ent.Ino]; dup {
-				return
+			n := len(vs.inos)
+			if vs.inos[ent.Ino] = struct{}{}; len(vs.inos) == n {
+				return // a duplicate value
 			}
-			vs.inos[ent.Ino] = struct{}{}
 			if !hidden {
 				vs.shown++
 				if vs.shown == 1 {
@@ -314,3 +314,28 @@ func (e *Engine) HasDate(p string) bool {
 // Recent once per generation, rehide): tests check that listing a view
 // does not walk it per entry.
 func (e *Engine) CatalogScans() uint64 { return e.scans.Load() }
+
+// presize makes the value sets a snapshot's catalog says it holds, each
+// at its size, before its entries are put (no set grows while loading).
+// Caller holds mu for writing; the facets are empty.
+func (e *Engine) presize(sizes [nFields]map[string]int) {
+	for fi := range e.facets {
+		for v, n := range sizes[fi] {
+			if n > 0 && e.facets[fi].vals[v] == nil {
+				e.facets[fi].vals[v] = &valueSet{inos: make(map[uint64]struct{}, n)}
+			}
+		}
+	}
+}
+
+// dropEmptyValues removes the value sets no memory is in (presized from
+// sizes that did not hold). Caller holds mu for writing.
+func (e *Engine) dropEmptyValues() {
+	for fi := range e.facets {
+		for v, vs := range e.facets[fi].vals {
+			if len(vs.inos) == 0 {
+				delete(e.facets[fi].vals, v)
+			}
+		}
+	}
+}

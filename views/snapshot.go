@@ -37,7 +37,7 @@ import (
 // snapFormat is the layout's version; a change of layout or of what is
 // indexed bumps it. (The program's own checksum is in the header too, so
 // a build that indexes differently never reads an older build's file.)
-const snapFormat = 1
+const snapFormat = 2
 
 type snapHeader struct {
 	Format  int
@@ -55,6 +55,9 @@ const snapChunk = 4096
 type snapCatalog struct {
 	Redact map[uint64]map[string]int
 	Dirs   map[uint64]store.Link // snapMark.Dirs
+	// Sizes: how many memories carry each value of each field, so that
+	// a load makes each set at its size at once (presize).
+	Sizes [nFields]map[string]int
 }
 
 type entryImage struct {
