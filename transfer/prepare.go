@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -44,10 +45,15 @@ type ready struct {
 
 // prepareAll prepares items in parallel and sends them in order, at most
 // prepareAhead ahead of the reader, until all are sent or stop is closed.
-func prepareAll(b *store.Bulk, src, to string, items []item, stop <-chan struct{}) <-chan *ready {
+// wait returns once stop is closed and no preparing runs any more (none
+// touches the store after the import returns).
+func prepareAll(b *store.Bulk, src, to string, items []item, stop <-chan struct{}) (_ <-chan *ready, wait func()) {
 	out := make(chan *ready, prepareAhead)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		defer close(out)
 		for _, it := range items {
 			r := &ready{item: it, done: make(chan struct{})}
@@ -57,13 +63,14 @@ func prepareAll(b *store.Bulk, src, to string, items []item, stop <-chan struct{
 				return
 			}
 			sem <- struct{}{}
+			wg.Add(1)
 			go func() {
-				defer func() { <-sem; close(r.done) }()
+				defer func() { <-sem; close(r.done); wg.Done() }()
 				r.prepare(b, src, to)
 			}()
 		}
 	}()
-	return out
+	return out, func() { <-stop; wg.Wait() }
 }
 
 func (r *ready) prepare(b *store.Bulk, src, to string) {

@@ -71,9 +71,11 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 	total := int64(len(items))
 	b := st.NewBulk()
 	stop := make(chan struct{})
+	ready, wait := prepareAll(b, src, to, items, stop)
+	defer wait()
 	defer close(stop)
 	n := 0
-	for r := range prepareAll(b, src, to, items, stop) {
+	for r := range ready {
 		<-r.done
 		if n%importBatch == 0 {
 			if err := b.Flush(); err != nil {
