@@ -10,7 +10,8 @@ import (
 // store): Image captures the index in a few copies under the read lock,
 // so that encoding it, which takes long, holds no lock; Load replaces the
 // index with a decoded image. The group caches are not saved: they are
-// rebuilt from the documents on the first search, as after a compaction.
+// rebuilt from the documents (SortGroups, or the first search), as after
+// a compaction.
 
 // Image is the index as it was when captured. Its posting lists share
 // their bytes with the index: lists only ever grow at their end (and a
@@ -106,87 +107,75 @@ func (im *Image) Encode(enc *gob.Encoder) error {
 	return enc.Encode(&w)
 }
 
-// image is the Image a wireImage holds; its orders and lists share the
-// wire's two blobs.
-func (w *wireImage) image() (*Image, error) {
-	n := w.Docs
-	if len(w.Inos) != n || len(w.Groups) != n || len(w.Parts) != n || len(w.Lengths) != n || len(w.Flags) != n || len(w.OrderEnds) != n {
-		return nil, fmt.Errorf("search: index image: columns of %d, %d, %d, %d, %d and %d documents, the header says %d",
-			len(w.Inos), len(w.Groups), len(w.Parts), len(w.Lengths), len(w.Flags), len(w.OrderEnds), n)
-	}
-	if len(w.ListEnds) != len(w.Terms) {
-		return nil, fmt.Errorf("search: index image: %d terms, %d lists", len(w.Terms), len(w.ListEnds))
-	}
-	im := &Image{Docs: make([]DocImage, n), Terms: w.Terms, Lists: make([][]byte, len(w.ListEnds)), Counts: w.Counts, Lasts: w.Lasts,
-		TotalLen: w.TotalLen, Live: w.Live, Dead: w.Dead}
-	var at uint32
-	for i := range im.Docs {
-		end := w.OrderEnds[i]
-		if end < at || int(end) > len(w.Orders) {
-			return nil, fmt.Errorf("search: index image: document %d's order ends at %d of %d", i, end, len(w.Orders))
-		}
-		im.Docs[i] = DocImage{Ino: w.Inos[i], Part: w.Parts[i], Group: w.Groups[i], Order: w.Orders[at:end], Length: w.Lengths[i],
-			Live: w.Flags[i]&1 != 0, Question: w.Flags[i]&2 != 0}
-		at = end
-	}
-	var from uint64
-	for i, end := range w.ListEnds {
-		if end < from || end > uint64(len(w.Lists)) {
-			return nil, fmt.Errorf("search: index image: list %d ends at %d of %d", i, end, len(w.Lists))
-		}
-		im.Lists[i] = w.Lists[from:end:end] // an append copies it out
-		from = end
-	}
-	return im, nil
-}
-
 // Load replaces the index with the image dec holds (Image.Encode). On an
-// error the index is left empty.
+// error the index is left empty. The documents' orders and the posting
+// lists share the image's two blobs.
 func (x *Index) Load(dec *gob.Decoder) error {
 	var w wireImage
 	if err := dec.Decode(&w); err != nil {
 		x.Reset()
 		return err
 	}
-	im, err := w.image()
+	fresh, err := w.index()
 	if err != nil {
 		x.Reset()
 		return err
 	}
-	n := len(im.Terms)
-	if len(im.Lists) != n || len(im.Counts) != n || len(im.Lasts) != n {
-		x.Reset()
-		return fmt.Errorf("search: index image: %d terms, %d lists, %d counts, %d lasts", n, len(im.Lists), len(im.Counts), len(im.Lasts))
-	}
-	fresh := NewIndex()
-	fresh.docs = make([]doc, len(im.Docs))
-	live := 0
-	var total uint64
-	for i, d := range im.Docs {
-		fresh.docs[i] = doc{key: Key{d.Ino, d.Part}, group: d.Group, order: d.Order, length: d.Length, live: d.Live, question: d.Question}
-		if d.Live {
-			fresh.byIno[d.Ino] = append(fresh.byIno[d.Ino], uint32(i))
-			live++
-			total += uint64(d.Length)
-		}
-		fresh.members[d.Group] = append(fresh.members[d.Group], uint32(i))
-		fresh.invalidate(d.Group)
-	}
-	if live != im.Live || total != im.TotalLen || live+im.Dead != len(im.Docs) {
-		x.Reset()
-		return fmt.Errorf("search: index image: %d live documents of length %d, the header says %d of %d", live, total, im.Live, im.TotalLen)
-	}
-	for i, t := range im.Terms {
-		if int(im.Lasts[i]) >= len(im.Docs) && im.Counts[i] > 0 {
-			x.Reset()
-			return fmt.Errorf("search: index image: term %q names document %d of %d", t, im.Lasts[i], len(im.Docs))
-		}
-		fresh.post[t] = &postings{b: im.Lists[i], n: int(im.Counts[i]), last: im.Lasts[i]}
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = fresh.docs, fresh.byIno, fresh.post, total, live, im.Dead
+	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = fresh.docs, fresh.byIno, fresh.post, fresh.totalLen, fresh.live, fresh.dead
 	x.groups, x.members, x.seq, x.stale = fresh.groups, fresh.members, fresh.seq, fresh.stale
 	x.gen++
 	return nil
+}
+
+// index is the index w holds, checked against itself.
+func (w *wireImage) index() (*Index, error) {
+	n := w.Docs
+	if len(w.Inos) != n || len(w.Groups) != n || len(w.Parts) != n || len(w.Lengths) != n || len(w.Flags) != n || len(w.OrderEnds) != n {
+		return nil, fmt.Errorf("search: index image: columns of %d, %d, %d, %d, %d and %d documents, the header says %d",
+			len(w.Inos), len(w.Groups), len(w.Parts), len(w.Lengths), len(w.Flags), len(w.OrderEnds), n)
+	}
+	t := len(w.Terms)
+	if len(w.ListEnds) != t || len(w.Counts) != t || len(w.Lasts) != t {
+		return nil, fmt.Errorf("search: index image: %d terms, %d lists, %d counts, %d lasts", t, len(w.ListEnds), len(w.Counts), len(w.Lasts))
+	}
+	fresh := NewIndex()
+	fresh.docs = make([]doc, n)
+	var at uint32
+	for i := range fresh.docs {
+		end := w.OrderEnds[i]
+		if end < at || int(end) > len(w.Orders) {
+			return nil, fmt.Errorf("search: index image: document %d's order ends at %d of %d", i, end, len(w.Orders))
+		}
+		live, g := w.Flags[i]&1 != 0, w.Groups[i]
+		fresh.docs[i] = doc{key: Key{w.Inos[i], w.Parts[i]}, group: g, order: w.Orders[at:end], length: w.Lengths[i],
+			live: live, question: w.Flags[i]&2 != 0}
+		at = end
+		if live {
+			fresh.byIno[w.Inos[i]] = append(fresh.byIno[w.Inos[i]], uint32(i))
+			fresh.live++
+			fresh.totalLen += uint64(w.Lengths[i])
+		}
+		fresh.members[g] = append(fresh.members[g], uint32(i))
+		fresh.invalidate(g)
+	}
+	fresh.dead = w.Dead
+	if fresh.live != w.Live || fresh.totalLen != w.TotalLen || fresh.live+w.Dead != n {
+		return nil, fmt.Errorf("search: index image: %d live documents of length %d, the header says %d of %d", fresh.live, fresh.totalLen, w.Live, w.TotalLen)
+	}
+	var from uint64
+	for i, term := range w.Terms {
+		end := w.ListEnds[i]
+		if end < from || end > uint64(len(w.Lists)) {
+			return nil, fmt.Errorf("search: index image: list %d ends at %d of %d", i, end, len(w.Lists))
+		}
+		if int(w.Lasts[i]) >= n && w.Counts[i] > 0 {
+			return nil, fmt.Errorf("search: index image: term %q names document %d of %d", term, w.Lasts[i], n)
+		}
+		// An append to a list copies it out of the blob (its capacity ends there).
+		fresh.post[term] = &postings{b: w.Lists[from:end:end], n: int(w.Counts[i]), last: w.Lasts[i]}
+		from = end
+	}
+	return fresh, nil
 }

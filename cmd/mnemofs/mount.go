@@ -58,10 +58,10 @@ func mountCmd() *cobra.Command {
 }
 
 // leaveACPU runs the mount on one CPU less than the machine has, unless
-// GOMAXPROCS says otherwise; the mount calls it once its index is loaded. A FUSE request is a chain of goroutine
-// handoffs (go-fuse's reader, the handler, Badger's writer); with a spare P
-// each handoff wakes another thread, which spins on the CPU the calling
-// process needs. On 2 CPUs this halves the median unlink (BENCHMARKS.md),
+// GOMAXPROCS says otherwise; the mount calls it once its index is loaded.
+// A FUSE request is a chain of goroutine handoffs (go-fuse's reader, the
+// handler, Badger's writer); with a spare P each handoff wakes another
+// thread, which spins on the CPU the calling process needs. On 2 CPUs this halves the median unlink (BENCHMARKS.md),
 // at some cost to tail latency while a maintenance pass runs.
 func leaveACPU() {
 	if os.Getenv("GOMAXPROCS") != "" {
