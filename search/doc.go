@@ -28,6 +28,13 @@
 //     about time, the words memories use to say when; each extra term at
 //     a weight below the query's own.
 //
+// Cost: a query reads only its terms' posting lists, and those in blocks
+// of 128 postings that carry bounds of their scores (postings.go). The
+// windows are scored in full, from the blocks that hold short documents;
+// every other document by MaxScore with block bounds (prune.go): once K
+// documents the filters keep are found, blocks and documents that cannot
+// beat the K-th are skipped, with the same results as scoring them all.
+//
 // The indexes are pure: they know documents by key and are fed and
 // queried by views. All methods are safe for concurrent use.
 package search

@@ -41,8 +41,11 @@ type doc struct {
 
 // Index is an in-memory BM25 index.
 type Index struct {
-	mu       sync.RWMutex
-	docs     []doc
+	mu   sync.RWMutex
+	docs []doc
+	// lens is each document's length, deadBit set once it is removed: a
+	// column of docs dense enough for a search to read at random.
+	lens     []uint32
 	byIno    map[uint64][]uint32
 	post     map[string]*postings
 	totalLen uint64
@@ -58,13 +61,20 @@ type Index struct {
 	stale map[uint64]struct{}
 	// seq marks the groups that are sequences (see isSequence).
 	seq map[uint64]bool
-	gen uint64
+	// nwin counts the windowed documents of the cached groups, winCount
+	// those of each group: with none, a search scores no windows.
+	nwin     int
+	winCount map[uint64]int
+	gen      uint64
+	// rmGen changes whenever a document is removed (a list's live count,
+	// idf, is kept until then).
+	rmGen uint64
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{byIno: map[uint64][]uint32{}, post: map[string]*postings{}, groups: map[uint64][]uint32{},
-		members: map[uint64][]uint32{}, seq: map[uint64]bool{}, stale: map[uint64]struct{}{}}
+		members: map[uint64][]uint32{}, seq: map[uint64]bool{}, stale: map[uint64]struct{}{}, winCount: map[uint64]int{}}
 }
 
 // Reset empties the index.
@@ -72,9 +82,10 @@ func (x *Index) Reset() {
 	n := NewIndex()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = nil, n.byIno, n.post, 0, 0, 0
-	x.groups, x.members, x.seq, x.stale = n.groups, n.members, n.seq, n.stale
+	x.docs, x.lens, x.byIno, x.post, x.totalLen, x.live, x.dead = nil, nil, n.byIno, n.post, 0, 0, 0
+	x.groups, x.members, x.seq, x.stale, x.nwin, x.winCount = n.groups, n.members, n.seq, n.stale, 0, n.winCount
 	x.gen++
+	x.rmGen++
 }
 
 // Gen changes whenever the index changes.
@@ -159,10 +170,12 @@ func (x *Index) removeLocked(ino uint64) {
 		d := &x.docs[id]
 		if d.live {
 			d.live = false
+			x.lens[id] |= deadBit
 			x.live--
 			x.dead++
 			x.totalLen -= uint64(d.length)
 			x.invalidate(d.group)
+			x.rmGen++
 		}
 	}
 	delete(x.byIno, ino)
@@ -171,6 +184,7 @@ func (x *Index) removeLocked(ino uint64) {
 func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string, question bool) {
 	id := uint32(len(x.docs))
 	x.docs = append(x.docs, doc{key: k, group: group, order: order, length: uint32(len(toks)), live: true, question: question})
+	x.lens = append(x.lens, min(uint32(len(toks)), deadBit-1))
 	x.byIno[k.Ino] = append(x.byIno[k.Ino], id)
 	x.live++
 	x.totalLen += uint64(len(toks))
@@ -189,7 +203,7 @@ func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string
 			p = &postings{}
 			x.post[t] = p
 		}
-		p.add(id, n)
+		p.add(id, n, uint32(len(toks)))
 	}
 }
 
@@ -212,7 +226,7 @@ func (x *Index) maybeCompact() {
 		out := &postings{}
 		ps.each(func(doc, tf uint32) {
 			if r := remap[doc]; r != math.MaxUint32 {
-				out.add(r, tf)
+				out.add(r, tf, docs[r].length)
 			}
 		})
 		if out.n == 0 {
@@ -228,13 +242,30 @@ func (x *Index) maybeCompact() {
 		x.byIno[ino] = ids
 	}
 	x.docs, x.dead = docs, 0
+	x.lens = lengths(docs)
 	x.groups = map[uint64][]uint32{}
 	x.members = map[uint64][]uint32{}
 	x.stale = map[uint64]struct{}{}
+	x.nwin, x.winCount = 0, map[uint64]int{}
 	for id, d := range x.docs {
 		x.members[d.group] = append(x.members[d.group], uint32(id))
 		x.invalidate(d.group)
 	}
+}
+
+// deadBit marks a removed document in Index.lens.
+const deadBit = 1 << 31
+
+// lengths is the lens column of docs.
+func lengths(docs []doc) []uint32 {
+	l := make([]uint32, len(docs))
+	for i, d := range docs {
+		l[i] = min(d.length, deadBit-1)
+		if !d.live {
+			l[i] |= deadBit
+		}
+	}
+	return l
 }
 
 func lineOrder(n uint32) string {
@@ -272,6 +303,8 @@ func (x *Index) sortedGroups() {
 		}
 		x.members[g] = append([]uint32(nil), ids...)
 		sort.Slice(ids, func(a, b int) bool { return naturalLess(x.docs[ids[a]].order, x.docs[ids[b]].order) })
+		x.nwin -= x.winCount[g]
+		delete(x.winCount, g)
 		if ids == nil {
 			delete(x.groups, g)
 			delete(x.members, g)
@@ -280,9 +313,17 @@ func (x *Index) sortedGroups() {
 		}
 		x.groups[g] = ids
 		x.seq[g] = x.isSequence(g, ids)
+		wins := 0
 		for i, id := range ids {
 			d := &x.docs[id]
 			d.pos, d.win = i, x.seq[g] && d.length <= shortDoc
+			if d.win {
+				wins++
+			}
+		}
+		if wins > 0 {
+			x.nwin += wins
+			x.winCount[g] = wins
 		}
 	}
 }

@@ -25,6 +25,7 @@ type Image struct {
 	TotalLen uint64
 	Live     int
 	Dead     int
+	skips    [][]skip // copies: a list's last entry changes as it grows
 }
 
 // DocImage is one document of an Image.
@@ -44,7 +45,7 @@ func (x *Index) Image() *Image {
 	defer x.mu.RUnlock()
 	im := &Image{Docs: make([]DocImage, len(x.docs)), Terms: make([]string, 0, len(x.post)),
 		Lists: make([][]byte, 0, len(x.post)), Counts: make([]int32, 0, len(x.post)), Lasts: make([]uint32, 0, len(x.post)),
-		TotalLen: x.totalLen, Live: x.live, Dead: x.dead}
+		TotalLen: x.totalLen, Live: x.live, Dead: x.dead, skips: make([][]skip, 0, len(x.post))}
 	for i, d := range x.docs {
 		im.Docs[i] = DocImage{Ino: d.key.Ino, Part: d.key.Part, Group: d.group, Order: d.order, Length: d.length, Live: d.live, Question: d.question}
 	}
@@ -53,6 +54,7 @@ func (x *Index) Image() *Image {
 		im.Lists = append(im.Lists, p.b[:len(p.b):len(p.b)])
 		im.Counts = append(im.Counts, int32(p.n))
 		im.Lasts = append(im.Lasts, p.last)
+		im.skips = append(im.skips, append([]skip(nil), p.skips...))
 	}
 	return im
 }
@@ -72,6 +74,7 @@ type wireImage struct {
 	ListEnds         []uint64
 	Counts           []int32
 	Lasts            []uint32
+	Skips            wireSkips
 	TotalLen         uint64
 	Live, Dead, Docs int
 }
@@ -104,6 +107,7 @@ func (im *Image) Encode(enc *gob.Encoder) error {
 		w.Lists = append(w.Lists, l...)
 		w.ListEnds[i] = uint64(len(w.Lists))
 	}
+	w.Skips = encodeSkips(im.skips)
 	return enc.Encode(&w)
 }
 
@@ -123,8 +127,10 @@ func (x *Index) Load(dec *gob.Decoder) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.docs, x.byIno, x.post, x.totalLen, x.live, x.dead = fresh.docs, fresh.byIno, fresh.post, fresh.totalLen, fresh.live, fresh.dead
+	x.docs, x.lens, x.byIno, x.post, x.totalLen, x.live, x.dead = fresh.docs, fresh.lens, fresh.byIno, fresh.post, fresh.totalLen, fresh.live, fresh.dead
 	x.groups, x.members, x.seq, x.stale = fresh.groups, fresh.members, fresh.seq, fresh.stale
+	x.nwin, x.winCount = 0, fresh.winCount
+	x.rmGen++
 	x.gen++
 	return nil
 }
@@ -161,6 +167,7 @@ func (w *wireImage) index() (*Index, error) {
 		fresh.invalidate(g)
 	}
 	fresh.dead = w.Dead
+	fresh.lens = lengths(fresh.docs)
 	if fresh.live != w.Live || fresh.totalLen != w.TotalLen || fresh.live+w.Dead != n {
 		return nil, fmt.Errorf("search: index image: %d live documents of length %d, the header says %d of %d", fresh.live, fresh.totalLen, w.Live, w.TotalLen)
 	}
@@ -174,8 +181,15 @@ func (w *wireImage) index() (*Index, error) {
 			return nil, fmt.Errorf("search: index image: term %q names document %d of %d", term, w.Lasts[i], n)
 		}
 		// An append to a list copies it out of the blob (its capacity ends there).
-		fresh.post[term] = &postings{b: w.Lists[from:end:end], n: int(w.Counts[i]), last: w.Lasts[i]}
+		ps := &postings{b: w.Lists[from:end:end], n: int(w.Counts[i]), last: w.Lasts[i]}
+		if err := w.Skips.set(ps, i, n); err != nil {
+			return nil, fmt.Errorf("search: index image: term %q: %w", term, err)
+		}
+		fresh.post[term] = ps
 		from = end
+	}
+	if at := w.Skips.used(); at != len(w.Skips.Counts) {
+		return nil, fmt.Errorf("search: index image: skips for %d lists, %d read", len(w.Skips.Counts), at)
 	}
 	return fresh, nil
 }

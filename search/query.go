@@ -63,7 +63,6 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	if t == nil {
 		t = &DefaultTuning
 	}
-	k1, b := t.K1, t.B
 	avg := float64(x.totalLen) / float64(x.live)
 	var rs []reach
 	if o.Neighbours > 0 {
@@ -79,79 +78,23 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	lists, idfs := x.queryTerms(terms, extra)
 	acc := getScratch(len(x.docs), len(lists))
 	defer putScratch(acc)
-	base, score := acc.base, acc.score
-	for qi, ps := range lists {
-		idf := idfs[qi]
-		for c := (cursor{b: ps.b}); ; {
-			doc, tfi, ok := c.next()
-			if !ok {
-				break
-			}
-			d := &x.docs[doc]
-			if !d.live {
-				continue
-			}
-			tf := float64(tfi)
-			if base[doc] == 0 {
-				acc.touched = append(acc.touched, doc)
-			}
-			base[doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
-			if rs == nil {
-				continue
-			}
-			if g, ok := x.windowed(doc); ok {
-				x.spread(acc, doc, g, qi, tf, rs, t.Reply)
-			}
-		}
+	// Windows first, in full (window.go): the short members of sequences.
+	// Then every other document, pruned (prune.go), on top of what the
+	// windows gave it.
+	windows := rs != nil && x.nwin > 0
+	bonus := 0.0
+	if windows {
+		bonus = x.scoreWindows(acc, lists, idfs, rs, t, avg)
 	}
-	for _, id := range acc.touched {
-		score[id] = base[id]
-	}
-	if rs != nil {
-		wavg := windowAvg(avg, rs)
-		gbest := map[uint64]float64{}
-		var lastG uint64
-		var g []uint32
-		for _, id := range acc.slotted {
-			if base[id] == 0 {
-				acc.touched = append(acc.touched, id) // a neighbour without a match of its own
-			}
-			if gid := x.docs[id].group; gid != lastG || g == nil {
-				lastG, g = gid, x.groups[gid]
-			}
-			s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs, t.Reply), wavg, t)
-			score[id] = s
-			if s > gbest[lastG] {
-				gbest[lastG] = s
-			}
-		}
-		// Sequence prior: every member of a sequence of short documents
-		// (a session) also scores its sequence's best window, so the
-		// sessions about the question come first, and within them the
-		// windows that match best.
-		for gid, v := range gbest {
-			for _, id := range x.groups[gid] {
-				if score[id] == 0 && base[id] == 0 {
-					acc.touched = append(acc.touched, id)
-				}
-				score[id] += t.Prior * v
-			}
-		}
-	}
-	if t.Ask > 0 {
-		for _, id := range acc.touched {
-			if d := &x.docs[id]; d.question && d.win {
-				score[id] *= 1 - t.Ask
-			}
-		}
-	}
+	keep := map[uint64]bool{}
+	x.scorePlain(acc, lists, idfs, o, keep, t, avg, bonus, windows)
 	// Best first; the filter is asked only until K files are found. Most
 	// queries need only the best few: keep a bounded heap of them first,
 	// and rank every candidate only when the filter rejects too many.
-	if out, ok := x.pick(acc, o, 8*o.K+64); ok {
+	if out, ok := x.pick(acc, o, keep, 8*o.K+64); ok {
 		return out
 	}
-	out, _ := x.pick(acc, o, len(acc.touched))
+	out, _ := x.pick(acc, o, keep, len(acc.touched))
 	return out
 }
 
@@ -214,19 +157,26 @@ const (
 	extraMin   = 1024
 )
 
-// idf is a posting list's IDF among the live documents.
+// idf is a posting list's IDF among the live documents. Once documents
+// were removed, the list's live postings are counted, and the count kept
+// until the next removal.
 func (x *Index) idf(ps *postings) float64 {
 	df := ps.n // every posting is live while nothing was removed
 	if x.dead > 0 {
-		df = 0
-		for c := (cursor{b: ps.b}); ; {
-			doc, _, ok := c.next()
-			if !ok {
-				break
+		if c := ps.df.Load(); c != nil && c.gen == x.rmGen {
+			df = c.df
+		} else {
+			df = 0
+			for c := (cursor{b: ps.b}); ; {
+				doc, _, ok := c.next()
+				if !ok {
+					break
+				}
+				if x.docs[doc].live {
+					df++
+				}
 			}
-			if x.docs[doc].live {
-				df++
-			}
+			ps.df.Store(&liveCount{gen: x.rmGen, df: df})
 		}
 	}
 	return math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
@@ -234,7 +184,7 @@ func (x *Index) idf(ps *postings) float64 {
 
 // pick returns the best K documents among the touched ones, looking at
 // no more than the limit best; ok is false when that was too few.
-func (x *Index) pick(acc *scratch, o Options, limit int) ([]Hit, bool) {
+func (x *Index) pick(acc *scratch, o Options, keep map[uint64]bool, limit int) ([]Hit, bool) {
 	best := make(minHeap, 0, min(limit, len(acc.touched)))
 	for _, id := range acc.touched {
 		sc := acc.score[id]
@@ -255,18 +205,12 @@ func (x *Index) pick(acc *scratch, o Options, limit int) ([]Hit, bool) {
 	for i := len(ranked) - 1; i >= 0; i-- {
 		ranked[i] = heap.Pop(&best).(Hit)
 	}
-	keep := map[uint64]bool{} // Filter's answer per file
 	var out []Hit
 	for _, h := range ranked {
 		if len(out) == o.K {
 			return out, true
 		}
-		ok, asked := keep[h.Ino]
-		if !asked {
-			ok = o.Filter == nil || o.Filter(h.Ino)
-			keep[h.Ino] = ok
-		}
-		if ok && (h.Part == 0 || o.Line == nil || o.Line(h.Ino, h.Part)) {
+		if x.kept(h, o, keep) {
 			out = append(out, h)
 		}
 	}

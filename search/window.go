@@ -123,3 +123,80 @@ func windowScore(tfs, idfs []float64, length, avg float64, t *Tuning) float64 {
 	}
 	return s
 }
+
+// scoreWindows scores the windowed documents of the query's lists in
+// full: each one's own BM25 (acc.base) and its window's (acc.score), then
+// every member of a sequence its sequence's best window at Tuning.Prior,
+// and an asking document a little less. Only the blocks that hold a short
+// document are read (a window is short). It returns the most the sequence
+// prior gave any document.
+func (x *Index) scoreWindows(acc *scratch, lists []*postings, idfs []float64, rs []reach, t *Tuning, avg float64) float64 {
+	k1, b := t.K1, t.B
+	base, score := acc.base, acc.score
+	for qi, ps := range lists {
+		idf := idfs[qi]
+		for bi, s := range ps.skips {
+			if !s.short {
+				continue
+			}
+			for c := ps.block(bi); ; {
+				doc, tfi, ok := c.next()
+				if !ok {
+					break
+				}
+				g, ok := x.windowed(doc)
+				if !ok || !x.docs[doc].live {
+					continue
+				}
+				tf := float64(tfi)
+				if base[doc] == 0 {
+					acc.touched = append(acc.touched, doc)
+				}
+				base[doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.docs[doc].length)/avg))
+				x.spread(acc, doc, g, qi, tf, rs, t.Reply)
+			}
+		}
+	}
+	for _, id := range acc.touched {
+		score[id] = base[id]
+	}
+	wavg := windowAvg(avg, rs)
+	gbest := map[uint64]float64{}
+	var lastG uint64
+	var g []uint32
+	for _, id := range acc.slotted {
+		if base[id] == 0 {
+			acc.touched = append(acc.touched, id) // a neighbour without a match of its own
+		}
+		if gid := x.docs[id].group; gid != lastG || g == nil {
+			lastG, g = gid, x.groups[gid]
+		}
+		s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs, t.Reply), wavg, t)
+		score[id] = s
+		if s > gbest[lastG] {
+			gbest[lastG] = s
+		}
+	}
+	// Sequence prior: every member of a sequence of short documents (a
+	// session) also scores its sequence's best window, so the sessions
+	// about the question come first, and within them the windows that
+	// match best.
+	most := 0.0
+	for gid, v := range gbest {
+		most = max(most, t.Prior*v)
+		for _, id := range x.groups[gid] {
+			if score[id] == 0 && base[id] == 0 {
+				acc.touched = append(acc.touched, id)
+			}
+			score[id] += t.Prior * v
+		}
+	}
+	if t.Ask > 0 {
+		for _, id := range acc.touched {
+			if d := &x.docs[id]; d.question && d.win {
+				score[id] *= 1 - t.Ask
+			}
+		}
+	}
+	return most
+}
