@@ -54,7 +54,7 @@ func (x *Index) Image() *Image {
 		im.Lists = append(im.Lists, p.b[:len(p.b):len(p.b)])
 		im.Counts = append(im.Counts, int32(p.n))
 		im.Lasts = append(im.Lasts, p.last)
-		im.skips = append(im.skips, append([]skip(nil), p.skips...))
+		im.skips = append(im.skips, p.skipList())
 	}
 	return im
 }
@@ -181,7 +181,7 @@ func (w *wireImage) index() (*Index, error) {
 			return nil, fmt.Errorf("search: index image: term %q names document %d of %d", term, w.Lasts[i], n)
 		}
 		// An append to a list copies it out of the blob (its capacity ends there).
-		ps := &postings{b: w.Lists[from:end:end], n: int(w.Counts[i]), last: w.Lasts[i]}
+		ps := &postings{b: w.Lists[from:end:end], n: uint32(w.Counts[i]), last: w.Lasts[i]}
 		if err := w.Skips.set(ps, i, n); err != nil {
 			return nil, fmt.Errorf("search: index image: term %q: %w", term, err)
 		}

@@ -57,11 +57,11 @@ func TestImageRoundTrip(t *testing.T) {
 		t.Fatalf("after a load:\n got %v\nwant %v", got, want)
 	}
 	for term, p := range x.post {
-		if q := y.post[term]; q == nil || !reflect.DeepEqual(p.skips, q.skips) || len(p.skips) != (p.n+blockSize-1)/blockSize {
-			t.Fatalf("term %q: skips %v, loaded %v", term, p.skips, q)
+		if q := y.post[term]; q == nil || !reflect.DeepEqual(p.skipList(), q.skipList()) || len(p.skipList()) != p.blocks() {
+			t.Fatalf("term %q: skips %v, loaded %v", term, p.skipList(), q)
 		}
 	}
-	if c := x.post[Tokens("coffee")[0]]; c == nil || len(c.skips) < 2 {
+	if c := x.post[Tokens("coffee")[0]]; c == nil || c.blocks() < 2 {
 		t.Fatalf("coffee: %v: the lists are too short to test the skips", c)
 	}
 	// Both take the same change and still agree.
@@ -80,14 +80,14 @@ func TestImageSkipsChecked(t *testing.T) {
 	for d := uint32(0); d < 300; d++ {
 		ps.add(d, 1+d%3, 100)
 	}
-	good := encodeSkips([][]skip{ps.skips})
+	good := encodeSkips([][]skip{ps.skipList()})
 	for name, bad := range map[string]func(w *wireSkips){
 		"a block too many":       func(w *wireSkips) { w.Counts[0]++ },
 		"ends past the list":     func(w *wireSkips) { w.End[1] = uint32(len(ps.b) + 1) },
 		"documents out of order": func(w *wireSkips) { w.Last[1] = w.Last[0] },
 		"a column short":         func(w *wireSkips) { w.TF = w.TF[:1] },
 	} {
-		w := encodeSkips([][]skip{ps.skips})
+		w := encodeSkips([][]skip{ps.skipList()})
 		bad(&w)
 		q := &postings{b: ps.b, n: ps.n, last: ps.last}
 		if err := w.set(q, 0, 300); err == nil {
@@ -95,7 +95,7 @@ func TestImageSkipsChecked(t *testing.T) {
 		}
 	}
 	q := &postings{b: ps.b, n: ps.n, last: ps.last}
-	if err := good.set(q, 0, 300); err != nil || !reflect.DeepEqual(q.skips, ps.skips) {
+	if err := good.set(q, 0, 300); err != nil || !reflect.DeepEqual(q.skipList(), ps.skipList()) {
 		t.Fatalf("good skips: %v", err)
 	}
 }

@@ -19,10 +19,18 @@ import (
 // window). A search skips the blocks that cannot matter without decoding
 // them (prune.go).
 type postings struct {
-	b     []byte
-	last  uint32 // the last document number added
-	n     int    // postings in b
-	skips []skip
+	b    []byte
+	last uint32 // the last document number added
+	n    uint32 // postings in b
+	// first is the skip entry of block 0; a list of more blocks keeps
+	// the others in ext (most lists have one block and no ext).
+	first skip
+	ext   *postingsExt
+}
+
+// postingsExt is what a list of more than one block adds.
+type postingsExt struct {
+	more []skip // the skip entries of blocks 1, 2, …
 	// df caches the count of live postings, valid while the index's
 	// removal generation is the one it was counted at (idf).
 	df atomic.Pointer[liveCount]
@@ -37,9 +45,12 @@ type skip struct {
 	short  bool   // it holds a document of at most shortDoc terms
 }
 
+// liveCount is a list's live postings, df of its first n, counted at
+// removal generation gen (the postings added since are live).
 type liveCount struct {
 	gen uint64
 	df  int
+	n   uint32
 }
 
 // blockSize is how many postings a block holds.
@@ -53,9 +64,15 @@ func (p *postings) add(doc, tf, length uint32) {
 	p.b = binary.AppendUvarint(p.b, uint64(gap))
 	p.b = binary.AppendUvarint(p.b, uint64(tf))
 	if p.n%blockSize == 0 {
-		p.skips = append(p.skips, skip{maxTF: tf, minLen: length})
+		if p.n > 0 {
+			if p.ext == nil {
+				p.ext = &postingsExt{}
+			}
+			p.ext.more = append(p.ext.more, skip{})
+		}
+		*p.skipAt(int(p.n / blockSize)) = skip{maxTF: tf, minLen: length}
 	}
-	s := &p.skips[len(p.skips)-1]
+	s := p.skipAt(int(p.n / blockSize))
 	s.last, s.end = doc, uint32(len(p.b))
 	s.maxTF, s.minLen = max(s.maxTF, tf), min(s.minLen, length)
 	s.short = s.short || length <= shortDoc
@@ -74,13 +91,58 @@ func (p *postings) each(fn func(doc, tf uint32)) {
 	}
 }
 
+// liveCount is the count of live postings kept at removal generation gen,
+// or -1.
+func (p *postings) liveCount(gen uint64) int {
+	if p.ext != nil {
+		if c := p.ext.df.Load(); c != nil && c.gen == gen {
+			return c.df + int(p.n-c.n)
+		}
+	}
+	return -1
+}
+
+// blocks is the number of blocks of the list.
+func (p *postings) blocks() int { return int(p.n+blockSize-1) / blockSize }
+
+// skipAt is the skip entry of block i.
+func (p *postings) skipAt(i int) *skip {
+	if i == 0 {
+		return &p.first
+	}
+	return &p.ext.more[i-1]
+}
+
+// skipList is every skip entry, in a slice of its own.
+func (p *postings) skipList() []skip {
+	if p.n == 0 {
+		return nil
+	}
+	if p.ext == nil {
+		return []skip{p.first}
+	}
+	return append([]skip{p.first}, p.ext.more...)
+}
+
+// setSkips gives the list its skip entries, as skipList returned them.
+func (p *postings) setSkips(sk []skip) {
+	p.first, p.ext = skip{}, nil
+	if len(sk) > 0 {
+		p.first = sk[0]
+		if len(sk) > 1 {
+			p.ext = &postingsExt{more: sk[1:]}
+		}
+	}
+}
+
 // block returns a cursor on block i of the list.
 func (p *postings) block(i int) cursor {
 	from, doc := uint32(0), uint32(0)
 	if i > 0 {
-		from, doc = p.skips[i-1].end, p.skips[i-1].last
+		prev := p.skipAt(i - 1)
+		from, doc = prev.end, prev.last
 	}
-	return cursor{b: p.b[from:p.skips[i].end], doc: doc}
+	return cursor{b: p.b[from:p.skipAt(i).end], doc: doc}
 }
 
 // bound is the highest BM25 contribution of a posting with frequency at
@@ -93,7 +155,8 @@ func bound(idf, tf, l float64, t *Tuning, avg float64) float64 {
 // ubound is the highest contribution of any posting of the list.
 func (p *postings) ubound(idf float64, t *Tuning, avg float64) float64 {
 	u := 0.0
-	for _, s := range p.skips {
+	for i := range p.blocks() {
+		s := p.skipAt(i)
 		u = math.Max(u, bound(idf, float64(s.maxTF), float64(s.minLen), t, avg))
 	}
 	return u

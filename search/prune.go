@@ -33,7 +33,7 @@ type pcur struct {
 }
 
 func (p *pcur) start() {
-	if len(p.ps.skips) == 0 {
+	if p.ps.n == 0 {
 		p.done = true
 		return
 	}
@@ -49,7 +49,7 @@ func (p *pcur) next() {
 			return
 		}
 		p.bi++
-		if p.bi >= len(p.ps.skips) {
+		if p.bi >= p.ps.blocks() {
 			p.done = true
 			return
 		}
@@ -63,12 +63,12 @@ func (p *pcur) seek(d uint32) {
 	if p.done || p.doc >= d {
 		return
 	}
-	sk := p.ps.skips
-	if sk[p.bi].last < d {
-		for p.bi < len(sk) && sk[p.bi].last < d {
+	ps, nb := p.ps, p.ps.blocks()
+	if ps.skipAt(p.bi).last < d {
+		for p.bi < nb && ps.skipAt(p.bi).last < d {
 			p.bi++
 		}
-		if p.bi == len(sk) {
+		if p.bi == nb {
 			p.done = true
 			return
 		}
@@ -83,22 +83,22 @@ func (p *pcur) seek(d uint32) {
 // blockBound bounds the list's part of document d's score from the skip
 // entries alone: the bound of the block that would hold d (0 past the end).
 func (p *pcur) blockBound(d uint32, t *Tuning, avg float64) float64 {
-	sk := p.ps.skips
+	ps, nb := p.ps, p.ps.blocks()
 	p.sbi = max(p.sbi, p.bi)
-	for p.sbi < len(sk) && sk[p.sbi].last < d {
+	for p.sbi < nb && ps.skipAt(p.sbi).last < d {
 		p.sbi++
 	}
-	if p.sbi == len(sk) {
+	if p.sbi == nb {
 		return 0
 	}
-	s := sk[p.sbi]
+	s := ps.skipAt(p.sbi)
 	return bound(p.idf, float64(s.maxTF), float64(s.minLen), t, avg)
 }
 
 // blockUB is the bound of the cursor's block.
 func (p *pcur) blockUB(t *Tuning, avg float64) float64 {
 	if p.bbi != p.bi+1 {
-		s := p.ps.skips[p.bi]
+		s := p.ps.skipAt(p.bi)
 		p.bb, p.bbi = bound(p.idf, float64(s.maxTF), float64(s.minLen), t, avg), p.bi+1
 	}
 	return p.bb

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"testing"
@@ -171,4 +172,42 @@ func TestPrunedSearchIsExhaustive(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A list's live count, kept between searches, follows the removals and
+// the additions made since it was counted.
+func TestLiveCountFollowsChanges(t *testing.T) {
+	x := NewIndex()
+	for i := uint64(1); i <= 3*blockSize; i++ {
+		x.Put(i, []Part{{Text: "apple pear"}}, 1, fmt.Sprintf("note-%d", i))
+	}
+	term := Tokens("apple")[0]
+	check := func(when string) {
+		t.Helper()
+		ps := x.post[term]
+		want := 0
+		ps.each(func(doc, _ uint32) {
+			if x.docs[doc].live {
+				want++
+			}
+		})
+		got := x.idf(ps)
+		if w := x.idfOf(want); got != w {
+			t.Fatalf("%s: idf %v, want %v (%d live postings)", when, got, w, want)
+		}
+	}
+	x.Remove(5)
+	check("after a removal")
+	check("counted again")
+	for i := uint64(1000); i < 1010; i++ {
+		x.Put(i, []Part{{Text: "apple"}}, 1, fmt.Sprintf("note-%d", i))
+	}
+	check("after additions")
+	x.Remove(6)
+	x.Put(7, []Part{{Text: "plum"}}, 1, "note-7")
+	check("after a removal and a rewrite")
+}
+
+func (x *Index) idfOf(df int) float64 {
+	return math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
 }

@@ -114,7 +114,7 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 			seen[t] = true
 			lists = append(lists, ps)
 			idfs = append(idfs, x.idf(ps))
-			own += ps.n
+			own += int(ps.n)
 		}
 	}
 	type cand struct {
@@ -139,10 +139,10 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 	})
 	budget := max(extraShare*own, extraMin)
 	for _, c := range cands {
-		if c.ps.n > budget {
+		if int(c.ps.n) > budget {
 			continue
 		}
-		budget -= c.ps.n
+		budget -= int(c.ps.n)
 		lists = append(lists, c.ps)
 		idfs = append(idfs, c.idf)
 	}
@@ -158,13 +158,13 @@ const (
 )
 
 // idf is a posting list's IDF among the live documents. Once documents
-// were removed, the list's live postings are counted, and the count kept
-// until the next removal.
+// were removed, the list's live postings are counted, and the count of a
+// list of more than one block kept until the next removal.
 func (x *Index) idf(ps *postings) float64 {
-	df := ps.n // every posting is live while nothing was removed
+	df := int(ps.n) // every posting is live while nothing was removed
 	if x.dead > 0 {
-		if c := ps.df.Load(); c != nil && c.gen == x.rmGen {
-			df = c.df
+		if c := ps.liveCount(x.rmGen); c >= 0 {
+			df = c
 		} else {
 			df = 0
 			for c := (cursor{b: ps.b}); ; {
@@ -172,11 +172,13 @@ func (x *Index) idf(ps *postings) float64 {
 				if !ok {
 					break
 				}
-				if x.docs[doc].live {
+				if x.lens[doc]&deadBit == 0 {
 					df++
 				}
 			}
-			ps.df.Store(&liveCount{gen: x.rmGen, df: df})
+			if ps.ext != nil {
+				ps.ext.df.Store(&liveCount{gen: x.rmGen, df: df, n: ps.n})
+			}
 		}
 	}
 	return math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))

@@ -38,23 +38,24 @@ func (w *wireSkips) set(ps *postings, i, n int) error {
 	if k > len(w.Last)-w.at || len(w.End) != len(w.Last) || len(w.TF) != len(w.Last) || len(w.Len) != len(w.Last) || len(w.Short) != len(w.Last) {
 		return fmt.Errorf("skip columns end early")
 	}
-	if want := (ps.n + blockSize - 1) / blockSize; k != want {
+	if k != ps.blocks() {
 		return fmt.Errorf("%d blocks for %d postings", k, ps.n)
 	}
-	ps.skips = make([]skip, k)
+	sk := make([]skip, k)
 	prev := uint32(0)
 	for j := range k {
 		a := w.at + j
 		s := skip{last: w.Last[a], end: w.End[a], maxTF: w.TF[a], minLen: w.Len[a], short: w.Short[a] != 0}
-		if s.end < prev || int(s.end) > len(ps.b) || int(s.last) >= n || j > 0 && s.last <= ps.skips[j-1].last {
+		if s.end < prev || int(s.end) > len(ps.b) || int(s.last) >= n || j > 0 && s.last <= sk[j-1].last {
 			return fmt.Errorf("block %d: ends at %d of %d, last document %d of %d", j, s.end, len(ps.b), s.last, n)
 		}
 		prev = s.end
-		ps.skips[j] = s
+		sk[j] = s
 	}
-	if k > 0 && (int(ps.skips[k-1].end) != len(ps.b) || ps.skips[k-1].last != ps.last) {
+	if k > 0 && (int(sk[k-1].end) != len(ps.b) || sk[k-1].last != ps.last) {
 		return fmt.Errorf("the last block does not end the list")
 	}
+	ps.setSkips(sk)
 	w.at += k
 	return nil
 }

@@ -135,8 +135,8 @@ func (x *Index) scoreWindows(acc *scratch, lists []*postings, idfs []float64, rs
 	base, score := acc.base, acc.score
 	for qi, ps := range lists {
 		idf := idfs[qi]
-		for bi, s := range ps.skips {
-			if !s.short {
+		for bi := range ps.blocks() {
+			if !ps.skipAt(bi).short {
 				continue
 			}
 			for c := ps.block(bi); ; {
