@@ -11,8 +11,16 @@ import (
 
 // commit stores the dirty state of f with its metadata in one transaction
 // and then tells the change handler.
-func (s *Store) commit(f *openFile) error {
+func (s *Store) commit(f *openFile) error { return s.commitUnless(f, nil) }
+
+// commitUnless is commit, unless skip, called with f.mu held, says to
+// leave f as it is.
+func (s *Store) commitUnless(f *openFile, skip func() bool) error {
 	f.mu.Lock()
+	if skip != nil && skip() {
+		f.mu.Unlock()
+		return nil
+	}
 	masked, err := s.maskLocked(f)
 	var ev []Change
 	if err == nil {

@@ -166,7 +166,18 @@ func (s *Store) Release(ino uint64) error {
 	// from the committed inode, and then keeps it.
 	var err error
 	if !s.deferFlush(f) { // else the session, lingering, commits soon
-		err = s.commit(f)
+		err = s.commitUnless(f, func() bool {
+			// An Open joined f since its refs went to 0 (the kernel's
+			// next open may come before this release): what f holds now
+			// may be half of that handle's rewrite, which a commit here
+			// would publish and turn the rest of into appends (rebase.go:
+			// moved to the end of another host's version). That handle's
+			// flush or last release commits it, as when the Open comes
+			// first.
+			s.filesMu.Lock()
+			defer s.filesMu.Unlock()
+			return f.refs > 0
+		})
 	}
 	linked := false
 	if i, ierr := s.inode(ino); ierr == nil {
