@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"testing"
@@ -61,7 +62,10 @@ func benchIndex(n int) *idx.Index {
 		x.Put(uint64(i+2), []idx.Part{{Text: text, Meta: u}}, uint64(1+i/500), name)
 	}
 	x.Search(idx.Tokens("warm up"), idx.Options{K: 10, Neighbours: 0.5, Extra: idx.Expand("warm up", &idx.DefaultTuning)})
-	fmt.Fprintf(os.Stderr, "index of %d built in %v\n", n, time.Since(t0).Round(time.Millisecond))
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(os.Stderr, "index of %d built in %v, %d MiB live heap\n", n, time.Since(t0).Round(time.Millisecond), ms.HeapAlloc>>20)
 	benchIndexes[n] = x
 	return x
 }
