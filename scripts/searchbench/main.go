@@ -53,6 +53,7 @@ var (
 	detail  = flag.Int("detail", 10000, "store size for the write and find/grep sections (one of -scales; 0 skips)")
 	nw      = flag.Int("writes", 1000, "memories written through the mount (<= 1000, the largest k:)")
 	runs    = flag.Int("runs", 3, "runs per find/grep measurement (median)")
+	settle  = flag.Bool("settle", false, "after the first search, wait until the mount is idle (its snapshot written, its build's garbage collected) before the timed searches")
 )
 
 var mnt string
@@ -90,6 +91,9 @@ func main() {
 		search(queries[0]) // waits for the background index
 		ready := time.Since(t)
 		logf("%d: imported in %.1f s; first search after mounting returned after %.1f s", n, imp.Seconds(), ready.Seconds())
+		if *settle {
+			logf("%d: the mount was idle %.1f s later", n, quiet().Seconds())
+		}
 		rssIdle := rss()
 		var sl, gl []time.Duration
 		var gm []int
@@ -328,6 +332,21 @@ func rss() string {
 	_, v, _ := strings.Cut(string(b), "VmRSS:")
 	kb, _ := strconv.Atoi(strings.Fields(v + " 0")[0])
 	return fmt.Sprintf("%.0f MiB", float64(kb)/1024)
+}
+
+// quiet waits until the mount process uses under 5% of a CPU for a
+// second (10 minutes at most) and returns how long that took.
+func quiet() time.Duration {
+	t, prev := time.Now(), cpuTime()
+	for time.Since(t) < 10*time.Minute {
+		time.Sleep(time.Second)
+		now := cpuTime()
+		if now-prev < 50*time.Millisecond {
+			break
+		}
+		prev = now
+	}
+	return time.Since(t)
 }
 
 // cpuTime is the mount process's user+system CPU time.
