@@ -10,11 +10,10 @@ import (
 )
 
 // commit stores the dirty state of f with its metadata in one transaction
-// and then tells the change handler.
+// and then tells the change handler; commitUnless, unless skip (called
+// with f.mu held) says to leave f as it is.
 func (s *Store) commit(f *openFile) error { return s.commitUnless(f, nil) }
 
-// commitUnless is commit, unless skip, called with f.mu held, says to
-// leave f as it is.
 func (s *Store) commitUnless(f *openFile, skip func() bool) error {
 	f.mu.Lock()
 	if skip != nil && skip() {
