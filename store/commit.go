@@ -23,14 +23,7 @@ func (s *Store) commitUnless(f *openFile, skip func() bool) error {
 	masked, err := s.maskLocked(f)
 	var ev []Change
 	if err == nil {
-		ev, err = s.commitLocked(f)
-		start := time.Now()
-		for try := 0; errors.Is(err, errRebase) && time.Since(start) < rebaseFor; try++ {
-			rebaseWait(try)
-			if err = s.rebaseLocked(f); err == nil {
-				ev, err = s.commitLocked(f)
-			}
-		}
+		ev, err = s.commitRebasing(f)
 	}
 	refused := errors.Is(err, backend.ErrUnavailable) && f.modified && (!f.spilled || f.stage != 0) && f.blob == nil
 	if refused {

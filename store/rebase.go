@@ -128,3 +128,17 @@ func (s *Store) rebaseLocked(f *openFile) error {
 	_, err = s.writeLocked(f, ours, 0, true)
 	return err
 }
+
+// commitRebasing is commitLocked, rebased onto another host's commit and
+// tried again for up to rebaseFor while the store says to (errRebase).
+func (s *Store) commitRebasing(f *openFile) (ev []Change, err error) {
+	ev, err = s.commitLocked(f)
+	start := time.Now()
+	for try := 0; errors.Is(err, errRebase) && time.Since(start) < rebaseFor; try++ {
+		rebaseWait(try)
+		if err = s.rebaseLocked(f); err == nil {
+			ev, err = s.commitLocked(f)
+		}
+	}
+	return ev, err
+}
