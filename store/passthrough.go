@@ -308,13 +308,21 @@ func (s *Store) commitDeferred(ino uint64) {
 	if f == nil || f.sess.Load() == nil {
 		return
 	}
-	f.mu.Lock()
-	do := f.sess.Load() != nil && f.sess.Load().deferred
-	f.mu.Unlock()
-	if do {
-		if err := s.commit(f); err != nil {
-			s.log.Printf("mnemofs: commit of inode %d: %v", f.ino, err)
+	// Not once the file is open again and rewritten (truncated, written
+	// other than at its end): the commit would publish half of that
+	// rewrite and make the rest of it look like appends, which a shared
+	// store rebases onto another host's version. The rewriting handle's
+	// own flush commits it whole.
+	err := s.commitUnless(f, func() bool {
+		if sess := f.sess.Load(); sess == nil || !sess.deferred {
+			return true
 		}
+		s.filesMu.Lock()
+		defer s.filesMu.Unlock()
+		return !f.appendOnly && f.refs > 0
+	})
+	if err != nil {
+		s.log.Printf("mnemofs: commit of inode %d: %v", f.ino, err)
 	}
 }
 
