@@ -34,7 +34,7 @@ func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 		return nil, nil, 0, errno(err)
 	}
 	child := d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out)
-	fh, fl, e := child.Operations().(*fileNode).open(flags, kind)
+	fh, fl, e := child.Operations().(*fileNode).open(ctx, flags, kind)
 	if e != 0 {
 		return nil, nil, 0, e
 	}

@@ -25,6 +25,7 @@ type fileHandle struct {
 	// may write anywhere in it.
 	pt       *os.File
 	ptWriter bool
+	writers  writers // the processes that opened it to write or wrote (flush.go)
 }
 
 var _ fs.FilePassthroughFder = (*fileHandle)(nil)
@@ -51,10 +52,10 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	case flags&syscall.O_ACCMODE == syscall.O_RDONLY:
 		kind = store.PTRead
 	}
-	return f.open(flags, kind)
+	return f.open(ctx, flags, kind)
 }
 
-func (f *fileNode) open(flags uint32, kind store.PTKind) (fs.FileHandle, uint32, syscall.Errno) {
+func (f *fileNode) open(ctx context.Context, flags uint32, kind store.PTKind) (fs.FileHandle, uint32, syscall.Errno) {
 	f.seen()
 	acc := flags & syscall.O_ACCMODE
 	if err := f.fsys.st.Open(f.ino, acc != syscall.O_WRONLY); err != nil {
@@ -64,6 +65,9 @@ func (f *fileNode) open(flags uint32, kind store.PTKind) (fs.FileHandle, uint32,
 	writes := acc != syscall.O_RDONLY
 	h.pt = f.fsys.st.Passthrough(f.ino, kind, writes, h.append)
 	h.ptWriter = h.pt != nil && writes && !h.append
+	if writes {
+		h.wrote(ctx) // the opener may flush what it opened for (flush.go)
+	}
 	// Every change goes through this mount or is announced with
 	// NotifyContent, so the page cache stays valid across opens; while
 	// such an announcement is still queued (the end of a passthrough
@@ -97,12 +101,8 @@ func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32,
 	if err != nil {
 		return 0, errno(err)
 	}
+	h.wrote(ctx)
 	return uint32(n), 0
-}
-
-func (h *fileHandle) Flush(ctx context.Context) syscall.Errno {
-	defer observe(latFlush, time.Now())
-	return errno(h.n.fsys.st.Flush(h.n.ino))
 }
 
 func (h *fileHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
