@@ -29,14 +29,7 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 	if o.Neighbours > 0 {
 		rs = reaches(o.Neighbours, t)
 	}
-	extra := o.Extra
-	if t.Meta > 0 {
-		extra = append([]Weighted(nil), extra...)
-		for _, q := range terms {
-			extra = append(extra, Weighted{metaPrefix + q, t.Meta})
-		}
-	}
-	lists, idfs := x.queryTerms(terms, extra)
+	lists, idfs := x.queryLists(terms, o.Extra, t)
 	acc := &scratch{base: make([]float64, len(x.docs)), score: make([]float64, len(x.docs)), slot: make([]uint32, len(x.docs)), nq: len(lists)}
 	base, score := acc.base, acc.score
 	for qi, ps := range lists {

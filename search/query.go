@@ -68,14 +68,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	if o.Neighbours > 0 {
 		rs = reaches(o.Neighbours, t)
 	}
-	extra := o.Extra
-	if t.Meta > 0 {
-		extra = append([]Weighted(nil), extra...)
-		for _, q := range terms {
-			extra = append(extra, Weighted{metaPrefix + q, t.Meta})
-		}
-	}
-	lists, idfs := x.queryTerms(terms, extra)
+	lists, idfs := x.queryLists(terms, o.Extra, t)
 	acc := getScratch(len(x.docs), len(lists))
 	defer putScratch(acc)
 	// Windows first, in full (window.go): the short members of sequences.
@@ -96,6 +89,18 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	}
 	out, _ := x.pick(acc, o, keep, len(acc.touched))
 	return out
+}
+
+// queryLists is queryTerms with each query term also matched in the
+// metadata field, at Tuning.Meta.
+func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ([]*postings, []float64) {
+	if t.Meta > 0 {
+		extra = append([]Weighted(nil), extra...)
+		for _, q := range terms {
+			extra = append(extra, Weighted{metaPrefix + q, t.Meta})
+		}
+	}
+	return x.queryTerms(terms, extra)
 }
 
 // queryTerms returns the posting lists of the distinct query terms found
