@@ -199,7 +199,7 @@ func Maintain(st *store.Store, o Options) (*Report, error) {
 	done := r.Actions[:0]
 	for _, a := range r.Actions {
 		// Let waiting requests run between actions: the mount may have a
-		// single scheduler thread (cmd/mnemofs leaveACPU).
+		// single scheduler thread (cmd/mnemofs procs).
 		runtime.Gosched()
 		var err error
 		switch a.Kind {

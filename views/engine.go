@@ -116,6 +116,9 @@ type Engine struct {
 	tuning *search.Tuning
 	// snap: the catalog and index kept across starts (persist.go).
 	snap snapState
+	// background is called around work that takes seconds of CPU and
+	// answers no request (a build, a snapshot write): SetBackground.
+	background atomic.Pointer[func() (done func())]
 }
 
 type dirSet struct {
@@ -292,7 +295,7 @@ func (e *Engine) applyBatch(changes []store.Change) {
 		e.apply(c)
 		w.built()
 		// A mount may have a single scheduler thread (cmd/mnemofs
-		// leaveACPU): let waiting requests in between changes.
+		// procs): let waiting requests in between changes.
 		runtime.Gosched()
 	}
 	w.end()
@@ -309,6 +312,7 @@ func (e *Engine) applyBatch(changes []store.Change) {
 // buildAll builds the catalog and index from the store and marks them
 // whole (for the snapshot) if the build was not cut short by a stop.
 func (e *Engine) buildAll() {
+	defer e.inBackground()()
 	if e.build() {
 		e.mu.Lock()
 		e.snap.built = true
@@ -322,6 +326,20 @@ func (e *Engine) buildAll() {
 // returns, with no lock held. A lookup that follows waits for the change
 // to be applied (Ready).
 func (e *Engine) SetListener(fn func(ino uint64)) { e.listener.Store(&fn) }
+
+// SetBackground has fn called when the engine starts a long piece of work
+// that answers no request (building the index, writing its snapshot), and
+// the func it returns when that work ends; calls may nest and overlap. The
+// mount uses it to give such work a scheduler thread of its own
+// (cmd/mnemofs procs), so that requests do not wait behind it.
+func (e *Engine) SetBackground(fn func() (done func())) { e.background.Store(&fn) }
+
+func (e *Engine) inBackground() (done func()) {
+	if fn := e.background.Load(); fn != nil {
+		return (*fn)()
+	}
+	return func() {}
+}
 
 // Rebuild drops the catalog and the search index and builds them again
 // from the store (fsck --repair on a mounted store); reads wait for it.

@@ -227,6 +227,7 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 		e.log.Printf("views: not writing the index snapshot: the disk is nearly full")
 		return true
 	}
+	defer e.inBackground()()
 	t0 := time.Now()
 	im, gen, err := e.capture(m)
 	if err != nil {

@@ -57,21 +57,6 @@ func mountCmd() *cobra.Command {
 	return c
 }
 
-// leaveACPU runs the mount on one CPU less than the machine has, unless
-// GOMAXPROCS says otherwise; the mount calls it once its index is loaded.
-// A FUSE request is a chain of goroutine handoffs (go-fuse's reader, the
-// handler, Badger's writer); with a spare P each handoff wakes another
-// thread, which spins on the CPU the calling process needs. On 2 CPUs this halves the median unlink (BENCHMARKS.md),
-// at some cost to tail latency while a maintenance pass runs.
-func leaveACPU() {
-	if os.Getenv("GOMAXPROCS") != "" {
-		return
-	}
-	if n := runtime.GOMAXPROCS(0); n > 1 {
-		runtime.GOMAXPROCS(n - 1)
-	}
-}
-
 // startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE and
 // an execution trace to $MNEMOFS_TRACE when those are set, and the heap
 // as it is at the end to $MNEMOFS_MEMPROFILE (diagnosis aids for the
@@ -228,10 +213,13 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if err != nil {
 		return err
 	}
-	eng.Start(st)
 	// Every CPU for reading the snapshot or building the index (a batch
-	// job, with parts in parallel), then one less for serving requests.
-	go func() { <-eng.Loaded(); leaveACPU() }()
+	// job, with parts in parallel), then one less for serving requests,
+	// except while background work runs (procs.go).
+	cpus := newProcs()
+	eng.SetBackground(cpus.background)
+	eng.Start(st)
+	go func() { <-eng.Loaded(); cpus.loadedIndex() }()
 	cfg.DataDir = data
 	cfg.Views = eng
 	srv, err := fusefs.Mount(mnt, st, n, cfg)
@@ -273,7 +261,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	stopProfile := startProfile()
 	stopMaintenance := func() {}
 	if !cfg.ReadOnly { // a read-only mount writes nothing, maintenance included
-		stopMaintenance = startMaintenance(st, cfg.Logger)
+		stopMaintenance = startMaintenance(st, cfg.Logger, cpus.background)
 	}
 	as := ""
 	if user != "" {

@@ -10,7 +10,7 @@ import (
 
 // startMaintenance runs a lifecycle pass every maintenance.interval of the
 // policy (read again each minute; 0 turns it off) until stopped.
-func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
+func startMaintenance(st *store.Store, logger *log.Logger, background func() (done func())) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -28,7 +28,9 @@ func startMaintenance(st *store.Store, logger *log.Logger) (stop func()) {
 				continue
 			}
 			last = time.Now()
+			done := background()
 			r, err := lifecycle.Maintain(st, lifecycle.Options{})
+			done()
 			switch {
 			case err == nil && r.Skipped != "":
 				logger.Printf("maintenance: skipped, %s is running a pass", r.Skipped)
