@@ -28,9 +28,9 @@ func startMaintenance(st *store.Store, logger *log.Logger, background func() (do
 				continue
 			}
 			last = time.Now()
-			done := background()
+			ended := background()
 			r, err := lifecycle.Maintain(st, lifecycle.Options{})
-			done()
+			ended()
 			switch {
 			case err == nil && r.Skipped != "":
 				logger.Printf("maintenance: skipped, %s is running a pass", r.Skipped)
