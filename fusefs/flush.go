@@ -107,6 +107,11 @@ func (h *fileHandle) flushes(ctx context.Context) bool {
 	if w.many || !ok || w.tids[c.Pid] {
 		return true
 	}
+	if len(w.pids) == 0 {
+		// No one opened it to write or wrote through it (a reader's
+		// close, the commonest flush): no process to look up in /proc.
+		return false
+	}
 	p := tgid(c.Pid)
 	if p == 0 {
 		return true
