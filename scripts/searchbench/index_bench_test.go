@@ -15,8 +15,9 @@ import (
 
 // BenchmarkIndexQueries is the lexical index alone, without a mount: the
 // memories scripts/searchbench generates, MNEMOFS_BENCH_N of them
-// (100000), put into one index in process, then its queries (with their
-// expansions, as a search/ directory asks them) one after the other. It
+// (100000), put into one index in process, then its queries
+// (MNEMOFS_BENCH_QUERIES of them, 200; with their expansions, as a
+// search/ directory asks them) one after the other. It
 // prints the build time and the latency percentiles to stderr:
 //
 //	MNEMOFS_BENCH_N=1000000 go test -run - -bench IndexQueries -benchtime 1000x ./scripts/searchbench
@@ -26,7 +27,11 @@ func BenchmarkIndexQueries(b *testing.B) {
 		n = v
 	}
 	x := benchIndex(n)
-	qs := makeQueries(200)
+	nq := 200
+	if v, err := strconv.Atoi(os.Getenv("MNEMOFS_BENCH_QUERIES")); err == nil {
+		nq = v
+	}
+	qs := makeQueries(nq)
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
