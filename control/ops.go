@@ -146,5 +146,5 @@ func search(eng *views.Engine, req Request) ([]views.Result, error) {
 	if req.User != "" {
 		scope.Users = []string{req.User}
 	}
-	return eng.Search(q, scope), nil
+	return eng.WithSnippets(q, eng.Search(q, scope)), nil
 }

@@ -124,7 +124,7 @@ func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	if name == ".results" {
 		return d.genFileChild(ctx, d.key+"/.results", func(ctx context.Context, may views.May) ([]byte, error) {
 			rs, err := d.snapshot(ctx, false)
-			return views.ResultsText(d.q, rs), err
+			return views.ResultsText(d.q, d.fsys.eng.WithSnippets(d.q, rs)), err
 		}, out), 0
 	}
 	rs, err := d.snapshot(ctx, false)

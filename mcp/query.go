@@ -81,6 +81,7 @@ func (t *Tools) search(ctx context.Context, a args) (Result, error) {
 	if err != nil {
 		return Result{}, errorf("the search was stopped: %v", err)
 	}
+	rs = t.eng.WithSnippets(q, rs)
 	hits := make([]hit, len(rs))
 	for i := range rs {
 		rs[i].Path = Root + rs[i].Path

@@ -63,7 +63,7 @@ func (v *qcEnv) search(query string, scope Filter) string {
 		v.t.Fatal(err)
 	}
 	var b strings.Builder
-	for _, r := range v.e.Search(q, scope) {
+	for _, r := range v.e.WithSnippets(q, v.e.Search(q, scope)) {
 		fmt.Fprintf(&b, "%s: %s\n", r.Path, r.Snippet)
 	}
 	return b.String()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -187,10 +188,8 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 				if err != nil {
 					continue
 				}
-				r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p),
-					Line: h.Part, Lexical: h.LexRank, Vector: h.VecRank, Hybrid: true}
-				r.Snippet = e.snippet(search.Hit{Ino: h.Ino, Part: h.Part}, q.Terms)
-				out = append(out, r)
+				out = append(out, Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p),
+					Line: h.Part, Lexical: h.LexRank, Vector: h.VecRank, Hybrid: true})
 			}
 			e.keepResults(key, out)
 			return out, nil
@@ -206,15 +205,27 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 		if err != nil {
 			continue
 		}
-		r := Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p), Line: h.Part}
-		r.Snippet = e.snippet(h, q.Terms)
-		out = append(out, r)
+		out = append(out, Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p), Line: h.Part})
 	}
 	e.keepResults(key, out)
 	return out, nil
 }
 
 func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
+
+// WithSnippets returns a copy of rs, results of q, with their snippets.
+// A search leaves them out: reading and tokenizing each result's text was
+// half of what a search cost (BENCHMARKS.md), and a search/ listing shows
+// none; .results, `mnemofs search` and MCP ask for them.
+func (e *Engine) WithSnippets(q Query, rs []Result) []Result {
+	out := slices.Clone(rs)
+	for i := range out {
+		if out[i].Snippet == "" {
+			out[i].Snippet = e.snippet(search.Hit{Ino: out[i].Ino, Part: out[i].Line}, q.Terms)
+		}
+	}
+	return out
+}
 
 // snippet picks the line of the memory that holds the most query terms;
 // for a log's line, that line's text.

@@ -35,7 +35,7 @@ func TestIndexRedaction(t *testing.T) {
 	write("note.md", "Write to "+secret+" about the gondola booking.\n")
 	write("log.jsonl", "{\"text\":\"hello there\"}\n{\"text\":\"the kayak rental contact is "+secret+"\"}\n{\"text\":\"thanks\"}\n")
 	q, _ := ParseQuery("gondola booking")
-	rs := e.Search(q, Filter{})
+	rs := e.WithSnippets(q, e.Search(q, Filter{}))
 	if len(rs) != 1 || !strings.Contains(rs[0].Snippet, "[redacted:email]") || strings.Contains(rs[0].Snippet, secret) {
 		t.Fatalf("results %+v", rs)
 	}
@@ -46,8 +46,8 @@ func TestIndexRedaction(t *testing.T) {
 		}
 	}
 	q, _ = ParseQuery("kayak rental")
-	rs = e.Search(q, Filter{})
-	if len(rs) != 1 || rs[0].Line != 2 || strings.Contains(rs[0].Snippet, secret) {
+	rs = e.WithSnippets(q, e.Search(q, Filter{}))
+	if len(rs) != 1 || rs[0].Line != 2 || strings.Contains(rs[0].Snippet, secret) || !strings.Contains(rs[0].Snippet, "[redacted:email]") {
 		t.Fatalf("line results %+v", rs)
 	}
 	b, err := e.LineResult(rs[0].Ino, 2, Filter{})
