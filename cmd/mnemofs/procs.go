@@ -3,9 +3,7 @@ package main
 import (
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
-	"sync/atomic"
 )
 
 // procs decides how many scheduler threads (Go Ps) the mount runs on.
@@ -26,35 +24,27 @@ import (
 // latency when nothing else runs: the garbage collector shares that P
 // (BENCHMARKS.md, "One P and the search tail").
 //
-// Before it drops to fewer Ps, it collects the garbage of the work that
-// ends (a load, a build or a snapshot write leaves hundreds of MiB at a
-// million memories) while every P is there: collected later, on the one
-// P that serves requests, that cycle would take seconds of wall time and
-// slow every request meanwhile. It also gives the freed memory back.
-//
 // GOMAXPROCS in the environment fixes the setting: procs changes nothing.
 type procs struct {
 	mu         sync.Mutex
 	all, serve int
 	fixed      bool
 	loaded     bool
-	busy       int    // background jobs running
-	collect    func() // a full collection (debug.FreeOSMemory)
-	collecting atomic.Bool
+	busy       int // background jobs running
 }
 
 func newProcs() *procs {
 	n := runtime.GOMAXPROCS(0)
-	return &procs{all: n, serve: max(1, n-1), fixed: os.Getenv("GOMAXPROCS") != "", collect: debug.FreeOSMemory}
+	return &procs{all: n, serve: max(1, n-1), fixed: os.Getenv("GOMAXPROCS") != ""}
 }
 
 // loadedIndex is called once the index is loaded: from then on the mount
 // serves requests on one P less, unless background work runs.
 func (p *procs) loadedIndex() {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.loaded = true
-	p.mu.Unlock()
-	p.settle()
+	p.apply()
 }
 
 // background marks the start of a piece of background work; the func it
@@ -69,26 +59,10 @@ func (p *procs) background() (done func()) {
 		once.Do(func() {
 			p.mu.Lock()
 			p.busy--
+			p.apply()
 			p.mu.Unlock()
-			p.settle()
 		})
 	}
-}
-
-// settle applies the current state, collecting first (on every P, not
-// holding mu: it takes seconds on a large heap) when that drops Ps. A
-// settle that finds a collection running leaves it to that one.
-func (p *procs) settle() {
-	p.mu.Lock()
-	drop := !p.fixed && p.want() < runtime.GOMAXPROCS(0)
-	p.mu.Unlock()
-	if drop && p.collect != nil && p.collecting.CompareAndSwap(false, true) {
-		p.collect()
-		p.collecting.Store(false)
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.apply()
 }
 
 // want is the number of Ps for the current state.
