@@ -219,7 +219,23 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	cpus := newProcs()
 	eng.SetBackground(cpus.background)
 	eng.Start(st)
-	go func() { <-eng.Loaded(); cpus.loadedIndex() }()
+	sized := make(chan struct{}) // closed when the mount returns
+	defer close(sized)
+	go func() {
+		<-eng.Loaded()
+		cpus.indexSize(eng.Documents())
+		cpus.loadedIndex()
+		t := time.NewTicker(30 * time.Second) // the store grows while mounted
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				cpus.indexSize(eng.Documents())
+			case <-sized:
+				return
+			}
+		}
+	}()
 	cfg.DataDir = data
 	cfg.Views = eng
 	srv, err := fusefs.Mount(mnt, st, n, cfg)

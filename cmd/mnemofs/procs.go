@@ -20,9 +20,14 @@ import (
 // it runs on every CPU: on a single P that work holds the only thread
 // for up to a preemption slice at a time, and a request arriving then
 // waits behind it (a maintenance pass took twice as long on one P, with
-// 2-4x the write+read tail: BENCHMARKS.md). One P still costs search
-// latency when nothing else runs: the garbage collector shares that P
-// (BENCHMARKS.md, "One P and the search tail").
+// 2-4x the write+read tail: BENCHMARKS.md).
+//
+// A large index (bigIndex documents or more) is served on every CPU too:
+// there a search takes milliseconds of CPU and its garbage collection
+// seconds, and on one P the search tail was 2-4x that of two (at 1M
+// memories, settled, p95 25-28 ms on one P against 11 ms on two; at 100k,
+// 14-21 ms against 6-7: BENCHMARKS.md, "The search tail at 1M"), while
+// the handoffs one P saves are tens of microseconds.
 //
 // GOMAXPROCS in the environment fixes the setting: procs changes nothing.
 type procs struct {
@@ -30,7 +35,22 @@ type procs struct {
 	all, serve int
 	fixed      bool
 	loaded     bool
-	busy       int // background jobs running
+	big        bool // the index holds bigIndex documents or more
+	busy       int  // background jobs running
+}
+
+// bigIndex is the index size (documents) from which the mount serves on
+// every CPU. Measured: 1M and 100k gain (above); 10k and below were not
+// measured, and there a search takes well under a millisecond.
+const bigIndex = 50_000
+
+// indexSize tells procs how many documents the index holds (at load, and
+// again now and then: the store grows while mounted).
+func (p *procs) indexSize(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.big = n >= bigIndex
+	p.apply()
 }
 
 func newProcs() *procs {
@@ -67,7 +87,7 @@ func (p *procs) background() (done func()) {
 
 // want is the number of Ps for the current state.
 func (p *procs) want() int {
-	if p.loaded && p.busy == 0 {
+	if p.loaded && p.busy == 0 && !p.big {
 		return p.serve
 	}
 	return p.all

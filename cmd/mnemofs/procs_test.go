@@ -6,7 +6,8 @@ import (
 )
 
 // TestProcsGivesBackgroundWorkACPU: one P less once loaded, every P while
-// background work runs (nested and overlapping), one less again after.
+// background work runs (nested and overlapping) or the index is large,
+// one less again after.
 func TestProcsGivesBackgroundWorkACPU(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	p := &procs{all: 3, serve: 2}
@@ -30,6 +31,13 @@ func TestProcsGivesBackgroundWorkACPU(t *testing.T) {
 	check("one job left", 3)
 	c()
 	check("idle again", 2)
+	p.indexSize(bigIndex)
+	check("a large index", 3)
+	d := p.background()
+	d()
+	check("a large index, after a job", 3)
+	p.indexSize(bigIndex - 1)
+	check("a small index again", 2)
 
 	fixed := &procs{all: 3, serve: 2, fixed: true}
 	fixed.loadedIndex()
