@@ -156,3 +156,7 @@ func (f Filter) isZero() bool {
 	return len(f.Users) == 0 && len(f.Types) == 0 && len(f.Tags) == 0 && f.Date == "" && f.Path == "" &&
 		f.After == nil && f.Before == nil && !f.Archived && f.Only == nil && f.May == nil
 }
+
+// Documents is the number of documents the lexical index holds (a file,
+// or a line of a log).
+func (e *Engine) Documents() int { return e.idx.Len() }

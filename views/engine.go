@@ -327,10 +327,6 @@ func (e *Engine) buildAll() {
 // to be applied (Ready).
 func (e *Engine) SetListener(fn func(ino uint64)) { e.listener.Store(&fn) }
 
-// Documents is the number of documents the lexical index holds (a file,
-// or a line of a log).
-func (e *Engine) Documents() int { return e.idx.Len() }
-
 // SetBackground has fn called when the engine starts a long piece of work
 // that answers no request (building the index, writing its snapshot), and
 // the func it returns when that work ends; calls may nest and overlap. The
