@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,6 +43,11 @@ const (
 	SnapshotEvery = 5 * time.Minute
 	// snapSettle: how long a capture waits for events in flight.
 	snapSettle = 100 * time.Millisecond
+	// snapYield: a snapshot waits until no search has been answered for
+	// this long (its write takes seconds of CPU at a million memories,
+	// which the searches would share), but not past every after it was
+	// first due.
+	snapYield = time.Second
 )
 
 type snapState struct {
@@ -58,6 +64,8 @@ type snapState struct {
 	// kick asks the writer goroutine for a snapshot now; quit ends it.
 	kick, quit chan struct{}
 	done       chan struct{}
+	// lastSearch: when a search last began (UnixNano), for snapYield.
+	lastSearch atomic.Int64
 }
 
 // SetSnapshot has the engine keep its catalog and index in path across
@@ -111,6 +119,7 @@ func (e *Engine) startSnapshots() {
 		tick := time.NewTicker(e.snap.every)
 		defer tick.Stop()
 		var again <-chan time.Time // a busy moment: try again shortly
+		var due time.Time          // when the pending snapshot was first due
 		for {
 			select {
 			case <-e.snap.quit:
@@ -123,15 +132,25 @@ func (e *Engine) startSnapshots() {
 			if !e.snapDirty() {
 				continue
 			}
-			if !e.idle() { // before markNow, which walks every entry
+			if due.IsZero() {
+				due = time.Now()
+			}
+			if !e.idle() || e.searching() && time.Since(due) < e.snap.every { // before markNow, which walks every entry
 				again = time.After(time.Second)
 				continue
 			}
 			if m, ok := e.markNow(); !ok || !e.saveSnapshot(m, false) {
 				again = time.After(time.Second)
+				continue
 			}
+			due = time.Time{}
 		}
 	}()
+}
+
+// searching reports a search begun within snapYield.
+func (e *Engine) searching() bool {
+	return time.Since(time.Unix(0, e.snap.lastSearch.Load())) < snapYield
 }
 
 // snapDirty reports a catalog changed since the last snapshot.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/search"
@@ -151,6 +152,7 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 // SearchCtx is Search, given up (with ctx's error) when ctx is done: the
 // filter then keeps nothing, so the index finishes at once.
 func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result, error) {
+	e.snap.lastSearch.Store(time.Now().UnixNano()) // a snapshot write yields (persist.go)
 	e.Ready()
 	if err := ctx.Err(); err != nil {
 		return nil, err
