@@ -35,7 +35,8 @@ import (
 // can leave a snapshot reflecting commits the store lost. It is written
 // after a build or a start that changed anything, every SnapshotEvery while
 // memories change, and when the engine stops; never for a read-only
-// mount.
+// mount. A write that is due waits while searches are answered
+// (snapYield), at most SnapshotEvery.
 
 const (
 	// SnapshotEvery: how often a changing catalog is written again
