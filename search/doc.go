@@ -1,6 +1,6 @@
 // Package search is the search engine. Lexical: a tokenizer for English
 // (stop words, Snowball stemming) and Chinese/Japanese/Korean (character
-// bigrams), and an in-memory BM25 index whose documents may be grouped
+// bigrams), and a BM25 index whose documents may be grouped
 // (the lines of a JSONL log, the turns of a session directory) so that a
 // document can draw on its neighbours for context. Vector: an in-memory
 // index of L2-normalised chunk embeddings, a memory scoring its best chunk
@@ -34,6 +34,12 @@
 // every other document by MaxScore with block bounds (prune.go): once K
 // documents the filters keep are found, blocks and documents that cannot
 // beat the K-th are skipped, with the same results as scoring them all.
+//
+// Persistence (persist.go, segment.go, dict.go): the lexical index is
+// saved as a segment, a layout used where it lies; a loaded index reads
+// its term dictionary and posting lists from the segment (views maps it
+// from the snapshot file) and keeps in the heap only the lists changed
+// since and the documents' table.
 //
 // The indexes are pure: they know documents by key and are fed and
 // queried by views. All methods are safe for concurrent use.

@@ -45,9 +45,15 @@ type Index struct {
 	docs []doc
 	// lens is each document's length, deadBit set once it is removed: a
 	// column of docs dense enough for a search to read at random.
-	lens     []uint32
-	byIno    map[uint64][]uint32
-	post     map[string]*postings
+	lens []uint32
+	// byIno is each file's documents, of the files put or removed since
+	// a segment was loaded (a removed one's nil); the others' are the
+	// base's (docsOf).
+	byIno map[uint64][]uint32
+	// over and base are the term dictionary (dict.go): the lists made or
+	// changed since a segment was loaded, and that segment's.
+	over     map[string]*postings
+	base     *base
 	totalLen uint64
 	live     int
 	dead     int
@@ -73,7 +79,7 @@ type Index struct {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{byIno: map[uint64][]uint32{}, post: map[string]*postings{}, groups: map[uint64][]uint32{},
+	return &Index{byIno: map[uint64][]uint32{}, over: map[string]*postings{}, groups: map[uint64][]uint32{},
 		members: map[uint64][]uint32{}, seq: map[uint64]bool{}, stale: map[uint64]struct{}{}, winCount: map[uint64]int{}}
 }
 
@@ -82,7 +88,7 @@ func (x *Index) Reset() {
 	n := NewIndex()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.docs, x.lens, x.byIno, x.post, x.totalLen, x.live, x.dead = nil, nil, n.byIno, n.post, 0, 0, 0
+	x.docs, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = nil, nil, n.byIno, n.over, nil, 0, 0, 0
 	x.groups, x.members, x.seq, x.stale, x.nwin, x.winCount = n.groups, n.members, n.seq, n.stale, 0, n.winCount
 	x.gen++
 	x.rmGen++
@@ -142,7 +148,7 @@ func (x *Index) put(ino uint64, parts []Part, group uint64, order string, replac
 func (x *Index) Move(ino uint64, group uint64, order string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	ids := x.byIno[ino]
+	ids := x.docsOf(ino)
 	if len(ids) != 1 {
 		return
 	}
@@ -166,7 +172,7 @@ func (x *Index) Remove(ino uint64) {
 }
 
 func (x *Index) removeLocked(ino uint64) {
-	for _, id := range x.byIno[ino] {
+	for _, id := range x.docsOf(ino) {
 		d := &x.docs[id]
 		if d.live {
 			d.live = false
@@ -178,14 +184,26 @@ func (x *Index) removeLocked(ino uint64) {
 			x.rmGen++
 		}
 	}
-	delete(x.byIno, ino)
+	if x.base != nil {
+		x.byIno[ino] = nil // the base's are no longer its
+	} else {
+		delete(x.byIno, ino)
+	}
+}
+
+// docsOf is the documents of ino. Caller holds the lock.
+func (x *Index) docsOf(ino uint64) []uint32 {
+	if ids, ok := x.byIno[ino]; ok || x.base == nil {
+		return ids
+	}
+	return x.base.docsOf(ino)
 }
 
 func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string, question bool) {
 	id := uint32(len(x.docs))
 	x.docs = append(x.docs, doc{key: k, group: group, order: order, length: uint32(len(toks)), live: true, question: question})
 	x.lens = append(x.lens, min(uint32(len(toks)), deadBit-1))
-	x.byIno[k.Ino] = append(x.byIno[k.Ino], id)
+	x.byIno[k.Ino] = append(x.docsOf(k.Ino), id)
 	x.live++
 	x.totalLen += uint64(len(toks))
 	x.invalidate(group)
@@ -198,12 +216,7 @@ func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string
 		tf[t]++
 	}
 	for t, n := range tf {
-		p := x.post[t]
-		if p == nil {
-			p = &postings{}
-			x.post[t] = p
-		}
-		p.add(id, n, uint32(len(toks)))
+		x.listForWrite(t).add(id, n, uint32(len(toks)))
 	}
 }
 
@@ -222,24 +235,22 @@ func (x *Index) maybeCompact() {
 			remap[id] = math.MaxUint32
 		}
 	}
-	for t, ps := range x.post {
+	over := make(map[string]*postings, x.terms())
+	x.eachList(func(t string, ps *postings) {
 		out := &postings{}
 		ps.each(func(doc, tf uint32) {
 			if r := remap[doc]; r != math.MaxUint32 {
 				out.add(r, tf, docs[r].length)
 			}
 		})
-		if out.n == 0 {
-			delete(x.post, t)
-		} else {
-			x.post[t] = out
+		if out.n > 0 {
+			over[t] = out
 		}
-	}
-	for ino, ids := range x.byIno {
-		for i, id := range ids {
-			ids[i] = remap[id]
-		}
-		x.byIno[ino] = ids
+	})
+	x.over, x.base = over, nil
+	x.byIno = map[uint64][]uint32{}
+	for id, d := range docs {
+		x.byIno[d.key.Ino] = append(x.byIno[d.key.Ino], uint32(id))
 	}
 	x.docs, x.dead = docs, 0
 	x.lens = lengths(docs)
@@ -266,16 +277,6 @@ func lengths(docs []doc) []uint32 {
 		}
 	}
 	return l
-}
-
-func lineOrder(n uint32) string {
-	const digits = "0123456789"
-	b := make([]byte, 10)
-	for i := 9; i >= 0; i-- {
-		b[i] = digits[n%10]
-		n /= 10
-	}
-	return string(b)
 }
 
 // invalidate marks the cache of group g stale. Caller holds the write lock.
@@ -326,47 +327,6 @@ func (x *Index) sortedGroups() {
 			x.winCount[g] = wins
 		}
 	}
-}
-
-// naturalLess orders names with embedded numbers numerically
-// ("D1_2" < "D1_10").
-func naturalLess(a, b string) bool {
-	for a != "" && b != "" {
-		ca, cb := a[0], b[0]
-		if isDigit(ca) && isDigit(cb) {
-			na, ra := leadingNumber(a)
-			nb, rb := leadingNumber(b)
-			if len(na) != len(nb) {
-				return len(na) < len(nb)
-			}
-			if na != nb {
-				return na < nb
-			}
-			a, b = ra, rb
-			continue
-		}
-		if ca != cb {
-			return ca < cb
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// leadingNumber splits off the digits at the start of s, without leading
-// zeros.
-func leadingNumber(s string) (string, string) {
-	i := 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	n := s[:i]
-	for len(n) > 1 && n[0] == '0' {
-		n = n[1:]
-	}
-	return n, s[i:]
 }
 
 // isSequence reports whether a group's documents continue each other: the

@@ -2,14 +2,14 @@ package search
 
 import (
 	"bytes"
-	"encoding/gob"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// TestImageRoundTrip: an index saved (Image, Encode) and loaded into
+// TestImageRoundTrip: an index saved (Image, WriteSegment) and loaded into
 // another ranks every query exactly as the original, neighbours, logs
 // and the sequence prior included, and goes on taking changes.
 func TestImageRoundTrip(t *testing.T) {
@@ -46,56 +46,106 @@ func TestImageRoundTrip(t *testing.T) {
 	}
 	want := search(x)
 	var buf bytes.Buffer
-	if err := x.Image().Encode(gob.NewEncoder(&buf)); err != nil {
+	if err := x.Image().WriteSegment(&buf); err != nil {
 		t.Fatal(err)
 	}
 	y := NewIndex()
-	if err := y.Load(gob.NewDecoder(&buf)); err != nil {
+	if err := y.LoadSegment(buf.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	if got := search(y); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after a load:\n got %v\nwant %v", got, want)
 	}
-	for term, p := range x.post {
-		if q := y.post[term]; q == nil || !reflect.DeepEqual(p.skipList(), q.skipList()) || len(p.skipList()) != p.blocks() {
+	for term, p := range x.over {
+		if q := y.list(term); q == nil || !reflect.DeepEqual(p.skipList(), q.skipList()) || len(p.skipList()) != p.blocks() {
 			t.Fatalf("term %q: skips %v, loaded %v", term, p.skipList(), q)
 		}
 	}
-	if c := x.post[Tokens("coffee")[0]]; c == nil || c.blocks() < 2 {
+	if c := x.list(Tokens("coffee")[0]); c == nil || c.blocks() < 2 {
 		t.Fatalf("coffee: %v: the lists are too short to test the skips", c)
 	}
 	// Both take the same change and still agree.
 	for _, ix := range []*Index{x, y} {
 		ix.Put(61, []Part{{Text: "coffee piano river"}}, 1001, "D1_61")
 		ix.Remove(12)
+		ix.Move(13, 1002, "D1_62")
+		ix.Append(500, []Part{{Part: 31, Text: "coffee appended line"}})
+		ix.Put(14, []Part{{Text: "garden again"}}, 1002, "D1_14")
 	}
 	if got, want := search(y), search(x); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after a change:\n got %v\nwant %v", got, want)
 	}
-}
-
-// A snapshot whose skip entries disagree with its lists is refused.
-func TestImageSkipsChecked(t *testing.T) {
-	ps := &postings{}
-	for d := uint32(0); d < 300; d++ {
-		ps.add(d, 1+d%3, 100)
+	// A loaded index saved again and loaded gives the same again, the
+	// lists changed since its load included; and so does a compaction.
+	buf.Reset()
+	if err := y.Image().WriteSegment(&buf); err != nil {
+		t.Fatal(err)
 	}
-	good := encodeSkips([][]skip{ps.skipList()})
-	for name, bad := range map[string]func(w *wireSkips){
-		"a block too many":       func(w *wireSkips) { w.Counts[0]++ },
-		"ends past the list":     func(w *wireSkips) { w.End[1] = uint32(len(ps.b) + 1) },
-		"documents out of order": func(w *wireSkips) { w.Last[1] = w.Last[0] },
-		"a column short":         func(w *wireSkips) { w.TF = w.TF[:1] },
-	} {
-		w := encodeSkips([][]skip{ps.skipList()})
-		bad(&w)
-		q := &postings{b: ps.b, n: ps.n, last: ps.last}
-		if err := w.set(q, 0, 300); err == nil {
-			t.Errorf("%s: accepted", name)
+	z := NewIndex()
+	if err := z.LoadSegment(buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := search(z), search(x); !reflect.DeepEqual(got, want) {
+		t.Fatalf("saved again:\n got %v\nwant %v", got, want)
+	}
+	for _, ix := range []*Index{x, z} {
+		for i := uint64(600); i < 900; i++ {
+			ix.Remove(i)
+		}
+		for i := uint64(2000); i < 3200; i++ { // enough dead for a compaction
+			ix.Put(i, []Part{{Text: "coffee filler"}}, 3000, fmt.Sprint(i))
+		}
+		for i := uint64(2000); i < 3200; i++ {
+			ix.Remove(i)
 		}
 	}
-	q := &postings{b: ps.b, n: ps.n, last: ps.last}
-	if err := good.set(q, 0, 300); err != nil || !reflect.DeepEqual(q.skipList(), ps.skipList()) {
-		t.Fatalf("good skips: %v", err)
+	if z.base != nil {
+		t.Fatalf("no compaction: the segment is still used")
+	}
+	if got, want := search(z), search(x); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a compaction:\n got %v\nwant %v", got, want)
+	}
+}
+
+// A malformed segment is refused, and leaves the index empty; a list
+// whose skip entries do not fit it is not used.
+func TestSegmentChecked(t *testing.T) {
+	x := NewIndex()
+	for i := uint64(1); i <= 300; i++ {
+		x.Put(i, []Part{{Text: fmt.Sprintf("coffee word%d", i%7)}}, 1, fmt.Sprint(i))
+	}
+	var buf bytes.Buffer
+	if err := x.Image().WriteSegment(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	for name, bad := range map[string]func(b []byte) []byte{
+		"cut short":      func(b []byte) []byte { return b[:len(b)-9] },
+		"no magic":       func(b []byte) []byte { b[0] = 'x'; return b },
+		"a longer array": func(b []byte) []byte { binary.LittleEndian.PutUint64(b[56:], 9999); return b },
+		"more documents": func(b []byte) []byte { binary.LittleEndian.PutUint64(b[8:], 301); return b },
+		"bytes after":    func(b []byte) []byte { return append(b, make([]byte, 8)...) },
+	} {
+		y := NewIndex()
+		y.Put(1, []Part{{Text: "coffee"}}, 1, "1")
+		if err := y.LoadSegment(bad(bytes.Clone(good))); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if y.Len() != 0 {
+			t.Errorf("%s: %d documents left", name, y.Len())
+		}
+	}
+	y := NewIndex()
+	if err := y.LoadSegment(bytes.Clone(good)); err != nil {
+		t.Fatal(err)
+	}
+	s := y.base.seg
+	i := y.base.find("coffe") // the stem
+	if i < 0 || y.list("coffe") == nil || len(s.skips) < 3 {
+		t.Fatalf("coffee: term %d, %d skip entries", i, len(s.skips))
+	}
+	y.base.hot.Purge()
+	s.skips[s.skipEnds[i]-1].end++ // past the list
+	if p := y.list("coffe"); p != nil {
+		t.Fatalf("a list whose skips do not fit it: used")
 	}
 }

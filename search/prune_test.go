@@ -177,7 +177,7 @@ func TestLiveCountFollowsChanges(t *testing.T) {
 	term := Tokens("apple")[0]
 	check := func(when string) {
 		t.Helper()
-		ps := x.post[term]
+		ps := x.list(term)
 		want := 0
 		ps.each(func(doc, _ uint32) {
 			if x.docs[doc].live {

@@ -115,7 +115,7 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 	seen := map[string]bool{}
 	own := 0
 	for _, t := range terms {
-		if ps := x.post[t]; ps != nil && !seen[t] {
+		if ps := x.list(t); ps != nil && !seen[t] {
 			seen[t] = true
 			lists = append(lists, ps)
 			idfs = append(idfs, x.idf(ps))
@@ -129,8 +129,11 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 	}
 	var cands []cand
 	for _, w := range extra {
-		ps := x.post[w.Term]
-		if seen[w.Term] || ps == nil || w.Weight <= 0 {
+		if seen[w.Term] || w.Weight <= 0 {
+			continue
+		}
+		ps := x.list(w.Term)
+		if ps == nil {
 			continue
 		}
 		seen[w.Term] = true

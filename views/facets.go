@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -46,11 +48,16 @@ func fieldIndex(name string) (int, bool) {
 	return 0, false
 }
 
-// valueSet is the memories carrying one value of a field.
+// valueSet is the memories carrying one value of a field: a compressed
+// bitmap of their inode numbers (runs and dense ranges take a few bits a
+// memory, where a map took tens of bytes).
 type valueSet struct {
-	inos  map[uint64]struct{} // all of them, hidden or not
-	shown int                 // how many are not hidden
+	inos  *roaring64.Bitmap // all of them, hidden or not
+	shown int               // how many are not hidden
 }
+
+// size is how many memories carry the value.
+func (vs *valueSet) size() int { return int(vs.inos.GetCardinality()) }
 
 // facet is one field's values. Guarded by Engine.mu.
 type facet struct {
@@ -115,11 +122,10 @@ func (e *Engine) index(ent *Entry, hidden bool) {
 		ent.each(fi, func(v string) {
 			vs := fc.vals[v]
 			if vs == nil {
-				vs = &valueSet{inos: map[uint64]struct{}{}}
+				vs = &valueSet{inos: roaring64.New()}
 				fc.vals[v] = vs
 			}
-			n := len(vs.inos)
-			if vs.inos[ent.Ino] = struct{}{}; len(vs.inos) == n {
+			if !vs.inos.CheckedAdd(ent.Ino) {
 				return // a duplicate value
 			}
 			if !hidden {
@@ -142,17 +148,16 @@ func (e *Engine) unindex(ent *Entry, hidden bool) {
 			if vs == nil {
 				return
 			}
-			if _, ok := vs.inos[ent.Ino]; !ok {
+			if !vs.inos.CheckedRemove(ent.Ino) {
 				return // a duplicate value, already removed
 			}
-			delete(vs.inos, ent.Ino)
 			if !hidden {
 				vs.shown--
 				if vs.shown == 0 {
 					fc.shownChanged(v, -1)
 				}
 			}
-			if len(vs.inos) == 0 {
+			if vs.inos.IsEmpty() {
 				delete(fc.vals, v)
 			}
 		})
@@ -314,28 +319,3 @@ func (e *Engine) HasDate(p string) bool {
 // Recent once per generation, rehide): tests check that listing a view
 // does not walk it per entry.
 func (e *Engine) CatalogScans() uint64 { return e.scans.Load() }
-
-// presize makes the value sets a snapshot's catalog says it holds, each
-// at its size, before its entries are put (no set grows while loading).
-// Caller holds mu for writing; the facets are empty.
-func (e *Engine) presize(sizes [nFields]map[string]int) {
-	for fi := range e.facets {
-		for v, n := range sizes[fi] {
-			if n > 0 && e.facets[fi].vals[v] == nil {
-				e.facets[fi].vals[v] = &valueSet{inos: make(map[uint64]struct{}, n)}
-			}
-		}
-	}
-}
-
-// dropEmptyValues removes the value sets no memory is in (presized from
-// sizes that did not hold). Caller holds mu for writing.
-func (e *Engine) dropEmptyValues() {
-	for fi := range e.facets {
-		for v, vs := range e.facets[fi].vals {
-			if len(vs.inos) == 0 {
-				delete(e.facets[fi].vals, v)
-			}
-		}
-	}
-}

@@ -205,15 +205,12 @@ func (e *Engine) DirsWithCtx(ctx context.Context, f Filter) (map[uint64]bool, er
 // candidates are the entries that may match f: those of the smallest
 // value set (or Only) it names, else the whole catalog. Caller holds mu.
 func (e *Engine) candidates(f Filter) []*Entry {
-	var best map[uint64]struct{}
+	var best *valueSet // nil: no memory carries a value named
 	named := false
 	consider := func(fi int, v string) {
-		var set map[uint64]struct{}
-		if vs := e.facets[fi].vals[v]; vs != nil {
-			set = vs.inos
-		}
-		if !named || len(set) < len(best) {
-			best, named = set, true
+		vs := e.facets[fi].vals[v]
+		if !named || best != nil && (vs == nil || vs.size() < best.size()) {
+			best, named = vs, true
 		}
 	}
 	for _, v := range f.Users {
@@ -230,15 +227,18 @@ func (e *Engine) candidates(f Filter) []*Entry {
 	}
 	var ents []*Entry
 	switch {
-	case f.Only != nil && (!named || len(f.Only) < len(best)):
+	case f.Only != nil && (!named || best != nil && len(f.Only) < best.size()):
 		for ino := range f.Only {
 			if ent := e.cat[ino]; ent != nil {
 				ents = append(ents, ent)
 			}
 		}
 	case named:
-		for ino := range best {
-			if ent := e.cat[ino]; ent != nil {
+		if best == nil {
+			break
+		}
+		for it := best.inos.Iterator(); it.HasNext(); {
+			if ent := e.cat[it.Next()]; ent != nil {
 				ents = append(ents, ent)
 			}
 		}

@@ -314,13 +314,6 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 	for ino := range e.hidden {
 		hidden[ino] = true
 	}
-	for fi := range e.facets {
-		sizes := make(map[string]int, len(e.facets[fi].vals))
-		for v, vs := range e.facets[fi].vals {
-			sizes[v] = len(vs.inos)
-		}
-		im.cat.Sizes[fi] = sizes
-	}
 	e.mu.RUnlock()
 	im.idx = e.idx.Image()
 	e.red.mu.Lock()

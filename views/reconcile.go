@@ -54,13 +54,7 @@ func (e *Engine) loadSnapshot() bool {
 		defer close(putDone)
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		first := true
-		defer e.dropEmptyValues()
 		for chunk := range chunks {
-			if first { // cat is decoded before the first chunk is sent
-				e.presize(cat.Sizes)
-				first = false
-			}
 			for _, im := range chunk {
 				e.put(im.entry(), im.Hidden)
 			}

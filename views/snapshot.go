@@ -27,17 +27,32 @@ import (
 //
 // Layout: gob of snapHeader, then gob of the catalog's maps (snapCatalog),
 // then its entries in chunks of snapChunk ([]entryImage each, Entries in
-// all: encoded and decoded a chunk at a time, never all at once), then
-// gob of the index (search.Image), then the CRC-32C of every byte before
-// it (4 bytes, big-endian). It is written to a temporary file, synced and
-// renamed over the old one, so a crash leaves the old snapshot or the new
-// one, never a mix; a file whose checksum, format, program or store does
-// not match is not used (the index is built from the store instead).
+// all: encoded and decoded a chunk at a time, never all at once), zeros
+// up to a multiple of segAlign, the index as a segment
+// (search.Image.WriteSegment), then the segment's offset (8 bytes) and the
+// CRC-32C of every byte before it (4 bytes), both big-endian. It is
+// written to a temporary file, synced and renamed over the old one, so a
+// crash leaves the old snapshot or the new one, never a mix; a file whose
+// checksum, format, program or store does not match is not used (the
+// index is built from the store instead).
+//
+// The segment is not read into memory: once the whole file's checksum is
+// checked (read through the page cache), it is mapped read-only and the
+// index uses it where it lies (search.Index.LoadSegment), so its term
+// dictionary and posting lists are paged in as queries need them and
+// count in the mount's memory only while they are resident. The mapping
+// lives as long as the process (the index loaded from it may be in use
+// at any time); a newer snapshot renamed over the file does not change
+// it, and the old file's blocks are freed when the mount stops.
 
 // snapFormat is the layout's version; a change of layout or of what is
 // indexed bumps it. (The program's own checksum is in the header too, so
 // a build that indexes differently never reads an older build's file.)
-const snapFormat = 2
+const snapFormat = 3
+
+// segAlign is the segment's alignment in the file: a mapping starts at a
+// multiple of the page size (at most 64 KiB on the hosts Go supports).
+const segAlign = 64 << 10
 
 type snapHeader struct {
 	Format  int
@@ -55,9 +70,6 @@ const snapChunk = 4096
 type snapCatalog struct {
 	Redact map[uint64]map[string]int
 	Dirs   map[uint64]store.Link // snapMark.Dirs
-	// Sizes: how many memories carry each value of each field, so that
-	// a load makes each set at its size at once (presize).
-	Sizes [nFields]map[string]int
 }
 
 type entryImage struct {
@@ -128,7 +140,8 @@ func writeSnap(path string, im *snapImage) (int64, error) {
 	}
 	defer os.Remove(tmp.Name()) // after the rename: nothing there
 	crc := crc32.New(castagnoli)
-	bw := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
+	cw := &countWriter{w: io.MultiWriter(tmp, crc)}
+	bw := bufio.NewWriterSize(cw, 1<<20)
 	enc := gob.NewEncoder(bw)
 	err = enc.Encode(&im.head)
 	if err == nil {
@@ -143,10 +156,17 @@ func writeSnap(path string, im *snapImage) (int64, error) {
 		err = enc.Encode(chunk)
 	}
 	if err == nil {
-		err = im.idx.Encode(enc)
+		err = bw.Flush()
+	}
+	segOff := (cw.n + segAlign - 1) / segAlign * segAlign
+	if err == nil {
+		_, err = cw.Write(make([]byte, segOff-cw.n))
 	}
 	if err == nil {
-		err = bw.Flush()
+		err = im.idx.WriteSegment(cw)
+	}
+	if err == nil {
+		_, err = cw.Write(binary.BigEndian.AppendUint64(nil, uint64(segOff)))
 	}
 	if err == nil {
 		_, err = tmp.Write(binary.BigEndian.AppendUint32(nil, crc.Sum32()))
@@ -170,6 +190,18 @@ func writeSnap(path string, im *snapImage) (int64, error) {
 	return size, err
 }
 
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -182,11 +214,14 @@ func syncDir(dir string) error {
 // snapReader reads a snapshot file: the header first (openSnap), then
 // the catalog and the index, checking the checksum at the end.
 type snapReader struct {
-	f    *os.File
-	crc  hash.Hash32
-	rest *io.LimitedReader
-	dec  *gob.Decoder
-	head snapHeader
+	f      *os.File
+	crc    hash.Hash32
+	rest   *io.LimitedReader // the gob part, read through crc
+	segOff int64
+	segEnd int64 // where the segment ends: the trailer follows
+	want   uint32
+	dec    *gob.Decoder
+	head   snapHeader
 }
 
 var errSnapCorrupt = errors.New("the checksum does not match")
@@ -196,22 +231,39 @@ func openSnap(path string) (*snapReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil || fi.Size() < 4 {
+	r := &snapReader{f: f, crc: crc32.New(castagnoli)}
+	if err := r.trailer(); err != nil {
 		f.Close()
-		if err == nil {
-			err = errSnapCorrupt
-		}
 		return nil, err
 	}
-	r := &snapReader{f: f, crc: crc32.New(castagnoli)}
-	r.rest = &io.LimitedReader{R: f, N: fi.Size() - 4}
+	r.rest = &io.LimitedReader{R: f, N: r.segOff}
 	r.dec = gob.NewDecoder(bufio.NewReaderSize(io.TeeReader(r.rest, r.crc), 1<<20))
 	if err := r.dec.Decode(&r.head); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("reading its header: %w", err)
 	}
 	return r, nil
+}
+
+// trailer reads where the segment is and the checksum.
+func (r *snapReader) trailer() error {
+	fi, err := r.f.Stat()
+	if err != nil {
+		return err
+	}
+	var tail [12]byte
+	if fi.Size() < int64(len(tail)) {
+		return errSnapCorrupt
+	}
+	if _, err := r.f.ReadAt(tail[:], fi.Size()-12); err != nil {
+		return err
+	}
+	r.segOff, r.segEnd = int64(binary.BigEndian.Uint64(tail[:8])), fi.Size()-12
+	r.want = binary.BigEndian.Uint32(tail[8:])
+	if r.segOff < 0 || r.segOff%segAlign != 0 || r.segOff > r.segEnd {
+		return errors.New("its trailer does not hold: an older format, or damaged")
+	}
+	return nil
 }
 
 // catalog decodes the catalog's maps into cat, then its entries a chunk
@@ -234,24 +286,30 @@ func (r *snapReader) catalog(cat *snapCatalog, put func([]entryImage)) error {
 	return nil
 }
 
-// index decodes the index into idx, then checks the checksum of the
-// whole file; on an error nothing read must be used.
+// index checks the checksum of the whole file, then maps the segment and
+// loads idx from it; on an error nothing read must be used.
 func (r *snapReader) index(idx *search.Index) error {
-	if err := idx.Load(r.dec); err != nil {
-		return fmt.Errorf("reading its index: %w", err)
-	}
-	// What the decoder's buffer has not taken yet is read through the
-	// checksum too, then the checksum itself.
+	// What the decoder's buffer has not taken of the gob part is read
+	// through the checksum too, then the segment and its offset.
 	if _, err := io.Copy(io.Discard, io.TeeReader(r.rest, r.crc)); err != nil {
 		return err
 	}
-	var tail [4]byte
-	if _, err := io.ReadFull(r.f, tail[:]); err != nil {
+	if _, err := io.Copy(r.crc, io.NewSectionReader(r.f, r.segOff, r.segEnd+8-r.segOff)); err != nil {
 		return err
 	}
-	if binary.BigEndian.Uint32(tail[:]) != r.crc.Sum32() {
+	if r.crc.Sum32() != r.want {
 		return errSnapCorrupt
 	}
+	seg, err := mapSegment(r.f, r.segOff, r.segEnd-r.segOff)
+	if err != nil {
+		return fmt.Errorf("mapping its index: %w", err)
+	}
+	if err := idx.LoadSegment(seg); err != nil {
+		return fmt.Errorf("reading its index: %w", err)
+	}
+	// What the load read (the documents' columns) leaves the process's
+	// memory; the page cache keeps it, and a query pages in what it reads.
+	dropResident(seg)
 	return nil
 }
 
