@@ -55,7 +55,7 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		return false
 	}
 	e.mu.RLock()
-	ent := e.cat[ino]
+	ent := e.cat.get(ino)
 	var next uint32
 	var done uint64
 	if ent != nil {
@@ -88,7 +88,7 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		e.emb.enqueue(ino)
 	}
 	e.mu.Lock()
-	if old := e.cat[ino]; old != nil {
+	if old := e.cat.get(ino); old != nil {
 		// A new Entry: readers hold the old one without a lock.
 		ent := *old
 		ent.nextLine = next + lines - 1
@@ -104,7 +104,7 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		if len(ent.Users) != len(old.Users) || len(ent.Tags) != len(old.Tags) || len(ent.log.days) != oldDays || ent.log.undated != oldUndated {
 			e.put(&ent, e.hidden[ino]) // new values: the facets change
 		} else {
-			e.cat[ino] = &ent
+			e.cat.set(&ent)
 		}
 	}
 	e.gen++
@@ -266,7 +266,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 func (e *Engine) indexed(ino uint64) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.cat[ino] != nil
+	return e.cat.has(ino)
 }
 
 func (e *Engine) drop(ino uint64) {

@@ -24,14 +24,15 @@ func (e *Engine) Entry(ino uint64) *Entry {
 func (e *Engine) entry(ino uint64) *Entry {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.cat[ino]
+	return e.cat.get(ino)
 }
 
 // Values lists the distinct users, types, tags or created days (field
 // "user", "type", "tag", "date") of the memories matching f, sorted. The
 // unfiltered list (Filter{}: by-user/, by-type/, by-tag/, by-date/) comes
 // from the facets, cached until a value appears or goes, and is shared:
-// callers must not change it. A filtered one walks the catalog.
+// callers must not change it. A filtered one walks the memories of the
+// smallest value set it names (candidates), all only if it names none.
 func (e *Engine) Values(field string, f Filter) []string {
 	e.Ready()
 	fi, ok := fieldIndex(field)
@@ -41,9 +42,8 @@ func (e *Engine) Values(field string, f Filter) []string {
 	if f.isZero() {
 		return e.listing(fi)
 	}
-	e.scans.Add(1)
 	seen := map[string]bool{}
-	for _, ent := range e.entries() {
+	for _, ent := range e.candidatesOf(f) {
 		if !e.Match(ent, f) {
 			continue
 		}
@@ -61,14 +61,24 @@ func (e *Engine) Values(field string, f Filter) []string {
 	return out
 }
 
+// candidatesOf is candidates(f), taking the lock: a walk over the
+// memories of the smallest value set f names, over all only when it
+// names none (counted in CatalogScans then).
+func (e *Engine) candidatesOf(f Filter) []*Entry {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.candidates(f)
+}
+
 // entries is a snapshot of the catalog.
 func (e *Engine) entries() []*Entry {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	ents := make([]*Entry, 0, len(e.cat))
-	for _, ent := range e.cat {
+	ents := make([]*Entry, 0, e.cat.len())
+	e.cat.each(func(ent *Entry) bool {
 		ents = append(ents, ent)
-	}
+		return true
+	})
 	return ents
 }
 
@@ -94,11 +104,12 @@ func (e *Engine) RecentCtx(ctx context.Context, n int, f Filter) ([]uint64, erro
 		gen := e.gen
 		e.scans.Add(1)
 		var top []*Entry
-		for ino, ent := range e.cat {
-			if !e.hidden[ino] {
+		e.cat.each(func(ent *Entry) bool {
+			if !e.hidden[ent.Ino] {
 				top = keepNewest(top, ent, n)
 			}
-		}
+			return true
+		})
 		e.mu.RUnlock()
 		ids := inos(top)
 		e.mu.Lock()
@@ -108,9 +119,8 @@ func (e *Engine) RecentCtx(ctx context.Context, n int, f Filter) ([]uint64, erro
 		e.mu.Unlock()
 		return slices.Clone(ids), nil
 	}
-	e.scans.Add(1)
 	var top []*Entry
-	for i, ent := range e.entries() {
+	for i, ent := range e.candidatesOf(f) {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

@@ -60,7 +60,7 @@ type Engine struct {
 	// mu guards cat, gen, the facets and the caches below. Only the
 	// worker changes cat, hidden and facets.
 	mu  sync.RWMutex
-	cat map[uint64]*Entry
+	cat catalog
 	gen uint64
 	// facets: the memories of each user, type, tag and day (facets.go);
 	// hidden: the memories the unfiltered views leave out (archived).

@@ -182,10 +182,10 @@ func (fc *facet) shownChanged(v string, d int) {
 // put replaces the catalog entry of ent.Ino (if any) with ent, indexed as
 // hidden or not. Caller holds mu for writing.
 func (e *Engine) put(ent *Entry, hidden bool) {
-	if old := e.cat[ent.Ino]; old != nil {
+	if old := e.cat.get(ent.Ino); old != nil {
 		e.unindex(old, e.hidden[ent.Ino])
 	}
-	e.cat[ent.Ino] = ent
+	e.cat.set(ent)
 	e.index(ent, hidden)
 	if hidden {
 		e.hidden[ent.Ino] = true
@@ -196,17 +196,17 @@ func (e *Engine) put(ent *Entry, hidden bool) {
 
 // remove drops the catalog entry of ino. Caller holds mu for writing.
 func (e *Engine) remove(ino uint64) {
-	if old := e.cat[ino]; old != nil {
+	if old := e.cat.get(ino); old != nil {
 		e.unindex(old, e.hidden[ino])
 	}
-	delete(e.cat, ino)
+	e.cat.del(ino)
 	delete(e.hidden, ino)
 }
 
 // resetCatalog empties the catalog and everything derived from it. Caller
 // holds mu for writing.
 func (e *Engine) resetCatalog() {
-	e.cat = map[uint64]*Entry{}
+	e.cat = newCatalog()
 	e.hidden = map[uint64]bool{}
 	e.facets = newFacets()
 }
@@ -225,11 +225,12 @@ func (e *Engine) hiddenAt(parent uint64, name string) bool {
 func (e *Engine) rehide() {
 	e.scans.Add(1)
 	var flip []*Entry
-	for ino, ent := range e.cat {
-		if e.hiddenAt(ent.parent, ent.name) != e.hidden[ino] {
+	e.cat.each(func(ent *Entry) bool {
+		if e.hiddenAt(ent.parent, ent.name) != e.hidden[ent.Ino] {
 			flip = append(flip, ent)
 		}
-	}
+		return true
+	})
 	if len(flip) == 0 {
 		return
 	}

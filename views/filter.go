@@ -229,7 +229,7 @@ func (e *Engine) candidates(f Filter) []*Entry {
 	switch {
 	case f.Only != nil && (!named || best != nil && len(f.Only) < best.size()):
 		for ino := range f.Only {
-			if ent := e.cat[ino]; ent != nil {
+			if ent := e.cat.get(ino); ent != nil {
 				ents = append(ents, ent)
 			}
 		}
@@ -238,16 +238,17 @@ func (e *Engine) candidates(f Filter) []*Entry {
 			break
 		}
 		for it := best.inos.Iterator(); it.HasNext(); {
-			if ent := e.cat[it.Next()]; ent != nil {
+			if ent := e.cat.get(it.Next()); ent != nil {
 				ents = append(ents, ent)
 			}
 		}
 	default:
 		e.scans.Add(1)
-		ents = make([]*Entry, 0, len(e.cat))
-		for _, ent := range e.cat {
+		ents = make([]*Entry, 0, e.cat.len())
+		e.cat.each(func(ent *Entry) bool {
 			ents = append(ents, ent)
-		}
+			return true
+		})
 	}
 	return ents
 }

@@ -1,14 +1,12 @@
 package views
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -267,7 +265,7 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 		return true
 	}
 	s.savedGen, s.lastSize = gen, size
-	n := len(im.ents)
+	n := im.head.Entries
 	im = nil
 	if size > 32<<20 {
 		// The capture's copies and the encoder's buffers are garbage
@@ -295,7 +293,9 @@ func (e *Engine) roomFor(size int64) bool {
 	return free > 2*size+256<<20
 }
 
-// capture copies what a snapshot holds, at mark m.
+// capture copies what a snapshot holds, at mark m: the catalog's base
+// and the entries put since (entries are never changed in place), the
+// facets' bitmaps, the index's image.
 func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 	id, err := e.st.ID()
 	if err != nil {
@@ -306,13 +306,22 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 	im.cat.Dirs = m.Dirs
 	e.mu.RLock()
 	gen := e.gen
-	ents := make([]*Entry, 0, len(e.cat))
-	hidden := make(map[uint64]bool, len(e.hidden))
-	for _, ent := range e.cat {
-		ents = append(ents, ent)
-	}
+	im.base, im.over = e.cat.base, maps.Clone(e.cat.over)
+	im.head.Entries = e.cat.len()
 	for ino := range e.hidden {
-		hidden[ino] = true
+		im.cat.Hidden = append(im.cat.Hidden, ino)
+	}
+	for fi := range e.facets {
+		vals := make(map[string]facetImage, len(e.facets[fi].vals))
+		for v, vs := range e.facets[fi].vals {
+			bits, err := vs.inos.MarshalBinary()
+			if err != nil {
+				e.mu.RUnlock()
+				return nil, 0, err
+			}
+			vals[v] = facetImage{Bits: bits, Shown: vs.shown}
+		}
+		im.cat.Facets[fi] = vals
 	}
 	e.mu.RUnlock()
 	im.idx = e.idx.Image()
@@ -322,34 +331,5 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 		im.cat.Redact[ino] = maps.Clone(m) // add changes them in place
 	}
 	e.red.mu.Unlock()
-	slices.SortFunc(ents, func(a, b *Entry) int { return cmp.Compare(a.Ino, b.Ino) })
-	im.ents, im.hidden = ents, hidden
-	im.head.Entries = len(ents)
 	return im, gen, nil
-}
-
-func imageOf(ent *Entry, hidden bool) entryImage {
-	out := entryImage{Ino: ent.Ino, Users: ent.Users, Tags: ent.Tags, Type: ent.Type, Created: ent.Created,
-		Modified: ent.Modified, NextLine: ent.nextLine, IndexedSize: ent.indexedSize, Parent: ent.parent,
-		Name: ent.name, Ctime: ent.ctime, Size: ent.size, Hidden: hidden, IsLog: ent.log != nil}
-	if ent.log != nil {
-		out.Lines = make([]lineImage, len(ent.log.lines))
-		for i, l := range ent.log.lines {
-			out.Lines[i] = lineImage{Line: l.Line, Users: l.Users, Speaker: l.Speaker, Created: l.Created, Tags: l.Tags, Off: l.off, Size: l.size}
-		}
-	}
-	return out
-}
-
-func (im entryImage) entry() *Entry {
-	ent := &Entry{Ino: im.Ino, Users: im.Users, Type: im.Type, Tags: im.Tags, Created: im.Created, Modified: im.Modified,
-		nextLine: im.NextLine, indexedSize: im.IndexedSize, parent: im.Parent, name: im.Name, ctime: im.Ctime, size: im.Size}
-	if im.IsLog {
-		lines := make([]LineMeta, len(im.Lines))
-		for i, l := range im.Lines {
-			lines[i] = LineMeta{Line: l.Line, Users: l.Users, Speaker: l.Speaker, Created: l.Created, Tags: l.Tags, off: l.Off, size: l.Size}
-		}
-		ent.log = (*logLines)(nil).extend(lines)
-	}
-	return ent
 }

@@ -2,10 +2,12 @@ package views
 
 import (
 	"errors"
+	"fmt"
 	"os"
-	"runtime/debug"
 	"slices"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -31,8 +33,7 @@ func (e *Engine) loadSnapshot() bool {
 		e.log.Printf("views: not using the index snapshot %s: %s; building the index from the store", e.snap.path, why)
 		return false
 	}
-	// Three jobs at once: the store's walk of what changed, the catalog's
-	// facets, and the index's decoding.
+	// The store's walk of what changed runs meanwhile.
 	type sinceResult struct {
 		since store.Since
 		err   error
@@ -42,42 +43,31 @@ func (e *Engine) loadSnapshot() bool {
 		s, err := e.st.ChangedSince(r.head.Version)
 		sinceCh <- sinceResult{s, err}
 	}()
-	// The catalog's entries go to the facets as they are decoded, the
-	// index after them; collection is put off meanwhile (all of it is
-	// kept anyway).
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	var cat snapCatalog
-	chunks := make(chan []entryImage, 8)
-	putDone := make(chan struct{})
-	entries := 0
-	go func() {
-		defer close(putDone)
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		for chunk := range chunks {
-			for _, im := range chunk {
-				e.put(im.entry(), im.Hidden)
-			}
-			entries += len(chunk)
-		}
-	}()
-	err = r.catalog(&cat, func(c []entryImage) { chunks <- c })
-	close(chunks)
-	sorted := make(chan struct{})
+	entries := r.head.Entries
+	err = r.catalog(&cat)
+	var catSeg, idxSeg []byte
 	if err == nil {
-		err = r.index(e.idx)
+		catSeg, idxSeg, err = r.segments()
 	}
-	go func(ok bool) {
-		// The groups' order, which the first search would otherwise
-		// wait for, while the facets and the store's walk finish.
-		if ok {
-			e.idx.SortGroups()
+	if err == nil {
+		err = e.loadCatalog(&cat, catSeg, entries)
+	}
+	if err == nil {
+		if err = e.idx.LoadSegment(idxSeg); err != nil {
+			err = fmt.Errorf("reading its index: %w", err)
 		}
-		close(sorted)
-	}(err == nil)
-	<-putDone
+	}
+	if err == nil {
+		// What the loads read (the columns they checked) leaves the
+		// process's memory; the page cache keeps it.
+		dropResident(catSeg)
+		dropResident(idxSeg)
+		// The groups' order, which the first search would otherwise
+		// wait for, while the store's walk finishes.
+		e.idx.SortGroups()
+	}
 	sr := <-sinceCh
-	<-sorted
 	since := sr.since
 	switch {
 	case err == nil && sr.err != nil:
@@ -107,9 +97,7 @@ func (e *Engine) loadSnapshot() bool {
 		// As a build would: each memory is checked against its stored
 		// vectors (the embedder skips those it has), so one whose
 		// embedding a stop or a new model left undone still gets it.
-		for ino := range e.cat {
-			e.emb.enqueue(ino)
-		}
+		e.cat.eachIno(e.emb.enqueue)
 	}
 	changes := e.sinceChanges(since, cat.Dirs)
 	e.applyBatch(changes)
@@ -119,6 +107,42 @@ func (e *Engine) loadSnapshot() bool {
 	e.log.Printf("views: read the index of %d memories from its snapshot and applied %d changes since, in %v",
 		entries, len(changes), time.Since(t0).Round(time.Millisecond))
 	return true
+}
+
+// loadCatalog starts the catalog from a snapshot's: its entries where
+// they lie in seg, its facets and hidden memories from cat.
+func (e *Engine) loadCatalog(cat *snapCatalog, seg []byte, entries int) error {
+	base, err := parseCatBase(seg)
+	if err != nil {
+		return fmt.Errorf("reading its catalog: %w", err)
+	}
+	if len(base.inos) != entries {
+		return fmt.Errorf("reading its catalog: %d entries, the header says %d", len(base.inos), entries)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.resetCatalog()
+	e.cat.base, e.cat.n = base, len(base.inos)
+	for _, ino := range cat.Hidden {
+		e.hidden[ino] = true
+	}
+	for fi := range e.facets {
+		fc := &e.facets[fi]
+		for v, im := range cat.Facets[fi] {
+			vs := &valueSet{inos: roaring64.New(), shown: im.Shown}
+			if err := vs.inos.UnmarshalBinary(im.Bits); err != nil {
+				return fmt.Errorf("reading its catalog: the memories of %q: %w", v, err)
+			}
+			if vs.inos.IsEmpty() {
+				continue
+			}
+			fc.vals[v] = vs
+			if vs.shown > 0 {
+				fc.shownChanged(v, 1)
+			}
+		}
+	}
+	return nil
 }
 
 // snapFits checks a snapshot's header against this program, store and
@@ -150,11 +174,11 @@ const metaChanged store.ChangeKind = -1
 // what is under it is checked against the ignore rules and /archive.
 func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []store.Change {
 	var out []store.Change
-	for ino := range e.cat { // the worker's own: no lock
+	e.cat.eachIno(func(ino uint64) { // the worker's own: no lock
 		if _, ok := slices.BinarySearch(since.Live, ino); !ok {
 			out = append(out, store.Change{Kind: store.Removed, Ino: ino})
 		}
-	}
+	})
 	for _, ino := range since.Changed {
 		a, err := e.st.Attr(ino)
 		switch {
@@ -166,7 +190,7 @@ func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []s
 			}
 		default:
 			kind := store.Changed
-			if ent := e.cat[ino]; ent != nil && ent.ctime != 0 && a.Ctime == ent.ctime && a.Size == ent.size &&
+			if ent := e.cat.get(ino); ent != nil && ent.ctime != 0 && a.Ctime == ent.ctime && a.Size == ent.size &&
 				len(a.Links) > 0 && a.Links[0] == (store.Link{Parent: ent.parent, Name: ent.name}) {
 				// Neither content nor name nor mode changed (only its
 				// access time, or its record): its words are as indexed.

@@ -9,8 +9,10 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,22 +27,23 @@ import (
 // data directory beside the KV: index/views.snap (index/views-<user
 // hex>.snap for a --user mount).
 //
-// Layout: gob of snapHeader, then gob of the catalog's maps (snapCatalog),
-// then its entries in chunks of snapChunk ([]entryImage each, Entries in
-// all: encoded and decoded a chunk at a time, never all at once), zeros
-// up to a multiple of segAlign, the index as a segment
-// (search.Image.WriteSegment), then the segment's offset (8 bytes) and the
-// CRC-32C of every byte before it (4 bytes), both big-endian. It is
+// Layout: gob of snapHeader, then gob of the catalog's maps and facets
+// (snapCatalog); then, each at a multiple of segAlign, the catalog's
+// entries as a segment (catbase.go) and the index as a segment
+// (search.Image.WriteSegment); then where the catalog's segment starts
+// and ends and where the index's starts (8 bytes each) and the CRC-32C of
+// every byte before it (4 bytes), all big-endian. It is
 // written to a temporary file, synced and renamed over the old one, so a
 // crash leaves the old snapshot or the new one, never a mix; a file whose
 // checksum, format, program or store does not match is not used (the
 // index is built from the store instead).
 //
-// The segment is not read into memory: once the whole file's checksum is
-// checked (read through the page cache), it is mapped read-only and the
-// index uses it where it lies (search.Index.LoadSegment), so its term
-// dictionary and posting lists are paged in as queries need them and
-// count in the mount's memory only while they are resident. The mapping
+// The segments are not read into memory: once the whole file's checksum
+// is checked (read through the page cache), they are mapped read-only and
+// used where they lie (catalog.base, search.Index.LoadSegment), so an
+// entry, a term's dictionary entry and its posting list are paged in as
+// they are asked for and count in the mount's memory only while they are
+// resident. The mapping
 // lives as long as the process (the index loaded from it may be in use
 // at any time); a newer snapshot renamed over the file does not change
 // it, and the old file's blocks are freed when the mount stops.
@@ -64,37 +67,18 @@ type snapHeader struct {
 	Entries int
 }
 
-// snapChunk is how many entries one gob value of the catalog holds.
-const snapChunk = 4096
-
 type snapCatalog struct {
 	Redact map[uint64]map[string]int
 	Dirs   map[uint64]store.Link // snapMark.Dirs
+	Hidden []uint64              // the memories left out of the listings
+	// Facets: each field's values, the memories carrying each (a
+	// roaring64 bitmap) and how many of them are shown.
+	Facets [nFields]map[string]facetImage
 }
 
-type entryImage struct {
-	Ino               uint64
-	Users, Tags       []string
-	Type              string
-	Created, Modified time.Time
-	NextLine          uint32
-	IndexedSize       uint64
-	Parent            uint64
-	Name              string
-	Ctime             int64
-	Size              uint64
-	Hidden, IsLog     bool
-	Lines             []lineImage
-}
-
-type lineImage struct {
-	Line    uint32
-	Users   []string
-	Speaker string
-	Created time.Time
-	Tags    []string
-	Off     uint64
-	Size    uint32
+type facetImage struct {
+	Bits  []byte
+	Shown int
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -121,11 +105,41 @@ var programID = sync.OnceValue(func() string {
 
 // snapImage is what a snapshot holds, captured in memory (persist.go).
 type snapImage struct {
-	head   snapHeader
-	cat    snapCatalog
-	ents   []*Entry // sorted by inode
-	hidden map[uint64]bool
-	idx    *search.Image
+	head snapHeader
+	cat  snapCatalog
+	base *catBase          // the catalog's base when captured (nil: none)
+	over map[uint64]*Entry // and what was put (nil: removed) since
+	idx  *search.Image
+}
+
+// catalog writes the catalog's segment: the base's records and the
+// entries put since, in inode order.
+func (im *snapImage) catalog(out io.Writer) error {
+	w := newCatWriter(im.base)
+	keys := slices.Sorted(maps.Keys(im.over))
+	var base []uint64
+	if im.base != nil {
+		base = im.base.inos
+	}
+	for i, j := 0, 0; i < len(base) || j < len(keys); {
+		switch {
+		case j == len(keys) || i < len(base) && base[i] < keys[j]:
+			w.add(nil, i)
+			i++
+		default:
+			if i < len(base) && base[i] == keys[j] {
+				i++ // over's shadows the base's
+			}
+			if ent := im.over[keys[j]]; ent != nil {
+				w.add(ent, 0)
+			}
+			j++
+		}
+	}
+	if len(w.inos) != im.head.Entries {
+		return fmt.Errorf("the catalog holds %d entries, %d written", im.head.Entries, len(w.inos))
+	}
+	return w.writeTo(out)
 }
 
 // writeSnap writes im to path, replacing what was there. It returns the
@@ -147,26 +161,35 @@ func writeSnap(path string, im *snapImage) (int64, error) {
 	if err == nil {
 		err = enc.Encode(&im.cat)
 	}
-	chunk := make([]entryImage, 0, snapChunk)
-	for i := 0; i < len(im.ents) && err == nil; i += snapChunk {
-		chunk = chunk[:0]
-		for _, ent := range im.ents[i:min(i+snapChunk, len(im.ents))] {
-			chunk = append(chunk, imageOf(ent, im.hidden[ent.Ino]))
+	// align pads the file to the next multiple of segAlign.
+	align := func() int64 {
+		if err == nil {
+			err = bw.Flush()
 		}
-		err = enc.Encode(chunk)
+		off := (cw.n + segAlign - 1) / segAlign * segAlign
+		if err == nil {
+			_, err = cw.Write(make([]byte, off-cw.n))
+		}
+		return off
+	}
+	catOff := align()
+	if err == nil {
+		err = im.catalog(bw)
 	}
 	if err == nil {
 		err = bw.Flush()
 	}
-	segOff := (cw.n + segAlign - 1) / segAlign * segAlign
-	if err == nil {
-		_, err = cw.Write(make([]byte, segOff-cw.n))
-	}
+	catEnd := cw.n
+	segOff := align()
 	if err == nil {
 		err = im.idx.WriteSegment(cw)
 	}
 	if err == nil {
-		_, err = cw.Write(binary.BigEndian.AppendUint64(nil, uint64(segOff)))
+		var t []byte
+		for _, v := range []int64{catOff, catEnd, segOff} {
+			t = binary.BigEndian.AppendUint64(t, uint64(v))
+		}
+		_, err = cw.Write(t)
 	}
 	if err == nil {
 		_, err = tmp.Write(binary.BigEndian.AppendUint32(nil, crc.Sum32()))
@@ -212,19 +235,23 @@ func syncDir(dir string) error {
 }
 
 // snapReader reads a snapshot file: the header first (openSnap), then
-// the catalog and the index, checking the checksum at the end.
+// the catalog's maps (catalog), then its segments (segments), checking
+// the checksum of the whole file before they are used.
 type snapReader struct {
-	f      *os.File
-	crc    hash.Hash32
-	rest   *io.LimitedReader // the gob part, read through crc
-	segOff int64
-	segEnd int64 // where the segment ends: the trailer follows
-	want   uint32
-	dec    *gob.Decoder
-	head   snapHeader
+	f                      *os.File
+	crc                    hash.Hash32
+	rest                   *io.LimitedReader // the gob part, read through crc
+	catOff, catEnd, segOff int64
+	end                    int64 // where the segments end: the trailer follows
+	want                   uint32
+	dec                    *gob.Decoder
+	head                   snapHeader
 }
 
 var errSnapCorrupt = errors.New("the checksum does not match")
+
+// trailerSize: three offsets and the checksum.
+const trailerSize = 3*8 + 4
 
 func openSnap(path string) (*snapReader, error) {
 	f, err := os.Open(path)
@@ -236,7 +263,7 @@ func openSnap(path string) (*snapReader, error) {
 		f.Close()
 		return nil, err
 	}
-	r.rest = &io.LimitedReader{R: f, N: r.segOff}
+	r.rest = &io.LimitedReader{R: f, N: r.catOff}
 	r.dec = gob.NewDecoder(bufio.NewReaderSize(io.TeeReader(r.rest, r.crc), 1<<20))
 	if err := r.dec.Decode(&r.head); err != nil {
 		f.Close()
@@ -245,72 +272,56 @@ func openSnap(path string) (*snapReader, error) {
 	return r, nil
 }
 
-// trailer reads where the segment is and the checksum.
+// trailer reads where the segments are and the checksum.
 func (r *snapReader) trailer() error {
 	fi, err := r.f.Stat()
 	if err != nil {
 		return err
 	}
-	var tail [12]byte
-	if fi.Size() < int64(len(tail)) {
+	var tail [trailerSize]byte
+	if fi.Size() < trailerSize {
 		return errSnapCorrupt
 	}
-	if _, err := r.f.ReadAt(tail[:], fi.Size()-12); err != nil {
+	if _, err := r.f.ReadAt(tail[:], fi.Size()-trailerSize); err != nil {
 		return err
 	}
-	r.segOff, r.segEnd = int64(binary.BigEndian.Uint64(tail[:8])), fi.Size()-12
-	r.want = binary.BigEndian.Uint32(tail[8:])
-	if r.segOff < 0 || r.segOff%segAlign != 0 || r.segOff > r.segEnd {
+	be := binary.BigEndian
+	r.catOff, r.catEnd, r.segOff = int64(be.Uint64(tail[:])), int64(be.Uint64(tail[8:])), int64(be.Uint64(tail[16:]))
+	r.end, r.want = fi.Size()-trailerSize, be.Uint32(tail[24:])
+	if r.catOff < 0 || r.catOff%segAlign != 0 || r.catEnd < r.catOff || r.segOff < r.catEnd || r.segOff%segAlign != 0 || r.segOff > r.end {
 		return errors.New("its trailer does not hold: an older format, or damaged")
 	}
 	return nil
 }
 
-// catalog decodes the catalog's maps into cat, then its entries a chunk
-// at a time, handing each to put (which may keep it).
-func (r *snapReader) catalog(cat *snapCatalog, put func([]entryImage)) error {
+// catalog decodes the catalog's maps into cat.
+func (r *snapReader) catalog(cat *snapCatalog) error {
 	if err := r.dec.Decode(cat); err != nil {
 		return fmt.Errorf("reading its catalog: %w", err)
-	}
-	for n := 0; n < r.head.Entries; {
-		var chunk []entryImage
-		if err := r.dec.Decode(&chunk); err != nil {
-			return fmt.Errorf("reading its catalog: %w", err)
-		}
-		if len(chunk) == 0 || n+len(chunk) > r.head.Entries {
-			return fmt.Errorf("reading its catalog: a chunk of %d entries after %d of %d", len(chunk), n, r.head.Entries)
-		}
-		n += len(chunk)
-		put(chunk)
 	}
 	return nil
 }
 
-// index checks the checksum of the whole file, then maps the segment and
-// loads idx from it; on an error nothing read must be used.
-func (r *snapReader) index(idx *search.Index) error {
+// segments checks the checksum of the whole file, then maps the
+// catalog's and the index's segments; on an error nothing read must be
+// used.
+func (r *snapReader) segments() (cat, idx []byte, err error) {
 	// What the decoder's buffer has not taken of the gob part is read
-	// through the checksum too, then the segment and its offset.
+	// through the checksum too, then the segments and the offsets.
 	if _, err := io.Copy(io.Discard, io.TeeReader(r.rest, r.crc)); err != nil {
-		return err
+		return nil, nil, err
 	}
-	if _, err := io.Copy(r.crc, io.NewSectionReader(r.f, r.segOff, r.segEnd+8-r.segOff)); err != nil {
-		return err
+	if _, err := io.Copy(r.crc, io.NewSectionReader(r.f, r.catOff, r.end+trailerSize-4-r.catOff)); err != nil {
+		return nil, nil, err
 	}
 	if r.crc.Sum32() != r.want {
-		return errSnapCorrupt
+		return nil, nil, errSnapCorrupt
 	}
-	seg, err := mapSegment(r.f, r.segOff, r.segEnd-r.segOff)
+	m, err := mapSegment(r.f, r.catOff, r.end-r.catOff)
 	if err != nil {
-		return fmt.Errorf("mapping its index: %w", err)
+		return nil, nil, fmt.Errorf("mapping it: %w", err)
 	}
-	if err := idx.LoadSegment(seg); err != nil {
-		return fmt.Errorf("reading its index: %w", err)
-	}
-	// What the load read (the documents' columns) leaves the process's
-	// memory; the page cache keeps it, and a query pages in what it reads.
-	dropResident(seg)
-	return nil
+	return m[:r.catEnd-r.catOff], m[r.segOff-r.catOff:], nil
 }
 
 func (r *snapReader) close() { r.f.Close() }

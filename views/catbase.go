@@ -1,0 +1,312 @@
+package views
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+	"unsafe"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// The catalog's segment: the entries of a snapshot laid out to be used
+// where they lie (snapshot.go maps it), so that a start decodes no entry:
+// one is decoded when it is asked for (and kept in a small cache), and
+// only the entries changed since stay in the heap (catalog.over).
+//
+// Layout, little-endian: catMagic, the entry count and the string count
+// (uint64 each), then these arrays, each as a uint64 byte length, its
+// bytes and zeros up to a multiple of 8: inos []uint64 (sorted), ends
+// []uint64 (where each record ends), records, strEnds []uint32, strings
+// (the values records name by number: users, tags, types, speakers).
+//
+// A record: uvarints of the type (string number + 1, 0 for none), the
+// users and the tags (a count, then string numbers), Created and
+// Modified (a length and time.MarshalBinary), nextLine, indexedSize,
+// parent, the name (a length and its bytes), ctime (zig-zag), size, and
+// for a log 1 + its line count, each line: its number, users, speaker
+// (number + 1), Created, tags, offset and size; 0 for a file that is no
+// log.
+var catMagic = [8]byte{'m', 'n', 'f', 's', 'c', 'a', 't', 1}
+
+// catBase is a parsed catalog segment.
+type catBase struct {
+	inos    []uint64
+	ends    []uint64
+	recs    []byte
+	strEnds []uint32
+	strs    string
+	// cache keeps decoded entries: a log's is costly to make again.
+	cache *lru.Cache[uint64, *Entry]
+}
+
+// baseCached is how many decoded entries a catBase keeps.
+const baseCached = 4096
+
+func parseCatBase(data []byte) (*catBase, error) {
+	if !bytes.HasPrefix(data, catMagic[:]) || len(data) < 24 {
+		return nil, errors.New("catalog segment: no magic")
+	}
+	n, ns := binary.LittleEndian.Uint64(data[8:]), binary.LittleEndian.Uint64(data[16:])
+	if n > 1<<40 || ns > 1<<32 {
+		return nil, errors.New("catalog segment: header")
+	}
+	r := arrays{b: data[24:]}
+	b := &catBase{inos: le64s(r.next(8 * int(n))), ends: le64s(r.next(8 * int(n))), recs: r.next(-1),
+		strEnds: le32s(r.next(4 * int(ns))), strs: string(r.next(-1))}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(r.b) != 0 {
+		return nil, errors.New("catalog segment: bytes after its arrays")
+	}
+	for i := range b.inos {
+		if i > 0 && (b.inos[i] <= b.inos[i-1] || b.ends[i] < b.ends[i-1]) {
+			return nil, fmt.Errorf("catalog segment: entry %d out of order", i)
+		}
+	}
+	if n > 0 && b.ends[n-1] != uint64(len(b.recs)) {
+		return nil, errors.New("catalog segment: the records do not end it")
+	}
+	for i := range b.strEnds {
+		if i > 0 && b.strEnds[i] < b.strEnds[i-1] || int(b.strEnds[i]) > len(b.strs) {
+			return nil, fmt.Errorf("catalog segment: string %d out of bounds", i)
+		}
+	}
+	b.cache, _ = lru.New[uint64, *Entry](baseCached)
+	return b, nil
+}
+
+// str is string i of the table.
+func (b *catBase) str(i uint64) (string, bool) {
+	if i >= uint64(len(b.strEnds)) {
+		return "", false
+	}
+	from := uint32(0)
+	if i > 0 {
+		from = b.strEnds[i-1]
+	}
+	return b.strs[from:b.strEnds[i]], true
+}
+
+// find is the position of ino, or -1.
+func (b *catBase) find(ino uint64) int {
+	if i, ok := slices.BinarySearch(b.inos, ino); ok {
+		return i
+	}
+	return -1
+}
+
+// record is the bytes of entry i.
+func (b *catBase) record(i int) []byte {
+	from := uint64(0)
+	if i > 0 {
+		from = b.ends[i-1]
+	}
+	return b.recs[from:b.ends[i]]
+}
+
+// entry decodes entry i (nil if its record does not hold).
+func (b *catBase) entry(i int) *Entry {
+	ino := b.inos[i]
+	if ent, ok := b.cache.Get(ino); ok {
+		return ent
+	}
+	ent, err := b.decode(ino, b.record(i))
+	if err != nil {
+		return nil
+	}
+	b.cache.Add(ino, ent)
+	return ent
+}
+
+func (b *catBase) decode(ino uint64, rec []byte) (*Entry, error) {
+	d := recReader{b: rec, base: b}
+	ent := &Entry{Ino: ino}
+	ent.Type = d.optStr()
+	ent.Users, ent.Tags = d.strs(), d.strs()
+	ent.Created, ent.Modified = d.time(), d.time()
+	ent.nextLine, ent.indexedSize, ent.parent = uint32(d.uv()), d.uv(), d.uv()
+	ent.name = string(d.bytes())
+	ent.ctime, ent.size = d.v(), d.uv()
+	if nl := d.uv(); nl > 0 {
+		if nl-1 > uint64(len(rec)) {
+			return nil, errRecord
+		}
+		lines := make([]LineMeta, nl-1)
+		for j := range lines {
+			l := &lines[j]
+			l.Line, l.Users, l.Speaker, l.Created, l.Tags = uint32(d.uv()), d.strs(), d.optStr(), d.time(), d.strs()
+			l.off, l.size = d.uv(), uint32(d.uv())
+		}
+		ent.log = (*logLines)(nil).extend(lines)
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, errRecord
+	}
+	return ent, nil
+}
+
+var errRecord = errors.New("catalog segment: a record does not hold")
+
+type recReader struct {
+	b    []byte
+	base *catBase
+	err  error
+}
+
+func (d *recReader) uv() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err, d.b = errRecord, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *recReader) v() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err, d.b = errRecord, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *recReader) bytes() []byte {
+	n := d.uv()
+	if n > uint64(len(d.b)) {
+		d.err, d.b = errRecord, nil
+		return nil
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *recReader) str() string {
+	s, ok := d.base.str(d.uv())
+	if !ok {
+		d.err = errRecord
+	}
+	return s
+}
+
+func (d *recReader) optStr() string {
+	i := d.uv()
+	if i == 0 {
+		return ""
+	}
+	s, ok := d.base.str(i - 1)
+	if !ok {
+		d.err = errRecord
+	}
+	return s
+}
+
+func (d *recReader) strs() []string {
+	n := d.uv()
+	if n == 0 || n > uint64(len(d.b)) {
+		if n > 0 {
+			d.err = errRecord
+		}
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
+}
+
+func (d *recReader) time() time.Time {
+	var t time.Time
+	if b := d.bytes(); len(b) > 0 {
+		if err := t.UnmarshalBinary(b); err != nil {
+			d.err = errRecord
+		}
+	}
+	return t
+}
+
+// arrays reads the arrays of a segment.
+type arrays struct {
+	b   []byte
+	err error
+}
+
+// next returns the next array, which must be of size bytes (-1: any).
+func (r *arrays) next(size int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if len(r.b) < 8 {
+		r.err = errors.New("catalog segment: ends early")
+		return nil
+	}
+	n := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	padded := n + (8-n%8)%8
+	if size >= 0 && n != uint64(size) || padded > uint64(len(r.b)) {
+		r.err = fmt.Errorf("catalog segment: an array of %d bytes (want %d) with %d left", n, size, len(r.b))
+		return nil
+	}
+	out := r.b[:n:n]
+	r.b = r.b[padded:]
+	return out
+}
+
+type arrayWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (a *arrayWriter) raw(b []byte) {
+	if a.err == nil {
+		_, a.err = a.w.Write(b)
+	}
+}
+
+func (a *arrayWriter) array(b []byte) {
+	a.raw(binary.LittleEndian.AppendUint64(nil, uint64(len(b))))
+	a.raw(b)
+	a.raw(make([]byte, (8-len(b)%8)%8))
+}
+
+var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+func le64s(b []byte) []uint64 {
+	if hostLittle && len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
+	out := make([]uint64, len(b)/8)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return out
+}
+
+func le32s(b []byte) []uint32 {
+	if hostLittle && len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+func le64bytes(vs []uint64) []byte {
+	b := make([]byte, 0, 8*len(vs))
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint64(b, v)
+	}
+	return b
+}
