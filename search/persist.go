@@ -24,6 +24,7 @@ type Image struct {
 	TotalLen uint64
 	Live     int
 	Dead     int
+	Gen      uint64   // the index's Gen when captured
 	skips    [][]skip // copies: a list's last entry changes as it grows
 }
 
@@ -45,7 +46,7 @@ func (x *Index) Image() *Image {
 	t := x.terms()
 	im := &Image{Docs: make([]DocImage, len(x.docs)), Terms: make([]string, 0, t),
 		Lists: make([][]byte, 0, t), Counts: make([]int32, 0, t), Lasts: make([]uint32, 0, t),
-		TotalLen: x.totalLen, Live: x.live, Dead: x.dead, skips: make([][]skip, 0, t)}
+		TotalLen: x.totalLen, Live: x.live, Dead: x.dead, Gen: x.gen, skips: make([][]skip, 0, t)}
 	for i, d := range x.docs {
 		im.Docs[i] = DocImage{Ino: d.key.Ino, Part: d.key.Part, Group: d.group, Order: d.order, Length: d.length, Live: d.live, Question: d.question}
 	}
@@ -81,6 +82,24 @@ func (x *Index) LoadSegment(data []byte) error {
 	}
 	x.Reset()
 	return err
+}
+
+// Adopt replaces the index with y's documents and lists if the index is
+// still at generation gen (nothing changed since an image was captured
+// at gen); it reports whether it did. y must not be used after.
+func (x *Index) Adopt(y *Index, gen uint64) bool {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.gen != gen {
+		return false
+	}
+	x.docs, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = y.docs, y.lens, y.byIno, y.over, y.base, y.totalLen, y.live, y.dead
+	x.groups, x.members, x.seq, x.stale, x.nwin, x.winCount = y.groups, y.members, y.seq, y.stale, y.nwin, y.winCount
+	x.rmGen++
+	x.gen++
+	return true
 }
 
 // index is the index the segment holds, its documents checked against

@@ -43,6 +43,9 @@ func (e *Engine) apply(c store.Change) {
 	case c.Kind == metaChanged:
 		e.refresh(c.Ino, false)
 		return
+	case c.Kind == swapSnap:
+		e.swapNow()
+		return
 	}
 	e.refresh(c.Ino, c.Kind == store.Changed)
 }

@@ -9,6 +9,7 @@ type catalog struct {
 	base *catBase
 	over map[uint64]*Entry
 	n    int
+	muts uint64 // counts the sets and dels
 }
 
 func newCatalog() catalog { return catalog{over: map[uint64]*Entry{}} }
@@ -39,6 +40,7 @@ func (c *catalog) set(ent *Entry) {
 	if !c.has(ent.Ino) {
 		c.n++
 	}
+	c.muts++
 	c.over[ent.Ino] = ent
 }
 
@@ -48,6 +50,7 @@ func (c *catalog) del(ino uint64) {
 		return
 	}
 	c.n--
+	c.muts++
 	if c.base != nil && c.base.find(ino) >= 0 {
 		c.over[ino] = nil
 	} else {

@@ -317,6 +317,7 @@ func (e *Engine) buildAll() {
 		e.mu.Lock()
 		e.snap.built = true
 		e.mu.Unlock()
+		e.snap.swap.wanted.Store(true)
 		e.snapSoon()
 	}
 }

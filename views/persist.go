@@ -65,6 +65,7 @@ type snapState struct {
 	done       chan struct{}
 	// lastSearch: when a search last began (UnixNano), for snapYield.
 	lastSearch atomic.Int64
+	swap       swapState // swap.go
 }
 
 // SetSnapshot has the engine keep its catalog and index in path across
@@ -266,6 +267,11 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 	}
 	s.savedGen, s.lastSize = gen, size
 	n := im.head.Entries
+	if !final && s.swap.wanted.CompareAndSwap(true, false) {
+		if err := e.prepareSwap(im, gen); err != nil {
+			e.log.Printf("views: not reading the index snapshot just written: %v", err)
+		}
+	}
 	im = nil
 	if size > 32<<20 {
 		// The capture's copies and the encoder's buffers are garbage
@@ -306,7 +312,7 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 	im.cat.Dirs = m.Dirs
 	e.mu.RLock()
 	gen := e.gen
-	im.base, im.over = e.cat.base, maps.Clone(e.cat.over)
+	im.base, im.over, im.muts = e.cat.base, maps.Clone(e.cat.over), e.cat.muts
 	im.head.Entries = e.cat.len()
 	for ino := range e.hidden {
 		im.cat.Hidden = append(im.cat.Hidden, ino)

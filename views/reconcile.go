@@ -112,26 +112,42 @@ func (e *Engine) loadSnapshot() bool {
 // loadCatalog starts the catalog from a snapshot's: its entries where
 // they lie in seg, its facets and hidden memories from cat.
 func (e *Engine) loadCatalog(cat *snapCatalog, seg []byte, entries int) error {
-	base, err := parseCatBase(seg)
+	c, err := readCatalog(cat, seg, entries)
 	if err != nil {
-		return fmt.Errorf("reading its catalog: %w", err)
-	}
-	if len(base.inos) != entries {
-		return fmt.Errorf("reading its catalog: %d entries, the header says %d", len(base.inos), entries)
+		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.resetCatalog()
-	e.cat.base, e.cat.n = base, len(base.inos)
-	for _, ino := range cat.Hidden {
-		e.hidden[ino] = true
+	e.cat, e.facets, e.hidden = c.cat, c.facets, c.hidden
+	return nil
+}
+
+// loadedCatalog is a catalog read from a snapshot.
+type loadedCatalog struct {
+	cat    catalog
+	facets [nFields]facet
+	hidden map[uint64]bool
+}
+
+func readCatalog(cat *snapCatalog, seg []byte, entries int) (*loadedCatalog, error) {
+	base, err := parseCatBase(seg)
+	if err != nil {
+		return nil, fmt.Errorf("reading its catalog: %w", err)
 	}
-	for fi := range e.facets {
-		fc := &e.facets[fi]
+	if len(base.inos) != entries {
+		return nil, fmt.Errorf("reading its catalog: %d entries, the header says %d", len(base.inos), entries)
+	}
+	c := &loadedCatalog{cat: newCatalog(), facets: newFacets(), hidden: map[uint64]bool{}}
+	c.cat.base, c.cat.n = base, len(base.inos)
+	for _, ino := range cat.Hidden {
+		c.hidden[ino] = true
+	}
+	for fi := range c.facets {
+		fc := &c.facets[fi]
 		for v, im := range cat.Facets[fi] {
 			vs := &valueSet{inos: roaring64.New(), shown: im.Shown}
 			if err := vs.inos.UnmarshalBinary(im.Bits); err != nil {
-				return fmt.Errorf("reading its catalog: the memories of %q: %w", v, err)
+				return nil, fmt.Errorf("reading its catalog: the memories of %q: %w", v, err)
 			}
 			if vs.inos.IsEmpty() {
 				continue
@@ -142,7 +158,7 @@ func (e *Engine) loadCatalog(cat *snapCatalog, seg []byte, entries int) error {
 			}
 		}
 	}
-	return nil
+	return c, nil
 }
 
 // snapFits checks a snapshot's header against this program, store and

@@ -109,6 +109,7 @@ type snapImage struct {
 	cat  snapCatalog
 	base *catBase          // the catalog's base when captured (nil: none)
 	over map[uint64]*Entry // and what was put (nil: removed) since
+	muts uint64            // the catalog's count of changes when captured
 	idx  *search.Image
 }
 
