@@ -104,7 +104,15 @@ func (e *Engine) RecentCtx(ctx context.Context, n int, f Filter) ([]uint64, erro
 		gen := e.gen
 		e.scans.Add(1)
 		var top []*Entry
-		e.cat.each(func(ent *Entry) bool {
+		// Once n are kept, an entry older than the n-th cannot enter:
+		// the base's are left out by their Modified alone.
+		since := func() (int64, bool) {
+			if n <= 0 || len(top) < n {
+				return 0, false
+			}
+			return modKey(top[n-1].Modified), true
+		}
+		e.cat.eachSince(since, func(ent *Entry) bool {
 			if !e.hidden[ent.Ino] {
 				top = keepNewest(top, ent, n)
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 	"unsafe"
@@ -21,8 +22,9 @@ import (
 // Layout, little-endian: catMagic, the entry count and the string count
 // (uint64 each), then these arrays, each as a uint64 byte length, its
 // bytes and zeros up to a multiple of 8: inos []uint64 (sorted), ends
-// []uint64 (where each record ends), records, strEnds []uint32, strings
-// (the values records name by number: users, tags, types, speakers).
+// []uint64 (where each record ends), mods []int64 (each entry's Modified,
+// modKey), records, strEnds []uint32, strings (the values records name
+// by number: users, tags, types, speakers).
 //
 // A record: uvarints of the type (string number + 1, 0 for none), the
 // users and the tags (a count, then string numbers), Created and
@@ -37,6 +39,7 @@ var catMagic = [8]byte{'m', 'n', 'f', 's', 'c', 'a', 't', 1}
 type catBase struct {
 	inos    []uint64
 	ends    []uint64
+	mods    []int64
 	recs    []byte
 	strEnds []uint32
 	strs    string
@@ -56,8 +59,15 @@ func parseCatBase(data []byte) (*catBase, error) {
 		return nil, errors.New("catalog segment: header")
 	}
 	r := arrays{b: data[24:]}
-	b := &catBase{inos: le64s(r.next(8 * int(n))), ends: le64s(r.next(8 * int(n))), recs: r.next(-1),
-		strEnds: le32s(r.next(4 * int(ns))), strs: string(r.next(-1))}
+	b := &catBase{}
+	b.inos = le64s(r.next(8 * int(n)))
+	b.ends = le64s(r.next(8 * int(n)))
+	if m := le64s(r.next(8 * int(n))); len(m) > 0 {
+		b.mods = unsafe.Slice((*int64)(unsafe.Pointer(&m[0])), len(m))
+	}
+	b.recs = r.next(-1)
+	b.strEnds = le32s(r.next(4 * int(ns)))
+	b.strs = string(r.next(-1))
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -79,6 +89,15 @@ func parseCatBase(data []byte) (*catBase, error) {
 	}
 	b.cache, _ = lru.New[uint64, *Entry](baseCached)
 	return b, nil
+}
+
+// modKey is t as the mods column keeps it: its Unix time in nanoseconds,
+// the least for the zero time.
+func modKey(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return t.UnixNano()
 }
 
 // str is string i of the table.

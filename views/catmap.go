@@ -85,6 +85,34 @@ func (c *catalog) each(fn func(*Entry) bool) {
 	}
 }
 
+// eachSince is each, but leaves out, without decoding them, the base's
+// entries whose Modified is before the time since gives (modKey; ok
+// false: none yet), asked again before each.
+func (c *catalog) eachSince(since func() (int64, bool), fn func(*Entry) bool) {
+	if b := c.base; b != nil {
+		for i, ino := range b.inos {
+			if m, ok := since(); ok && b.mods[i] < m {
+				continue
+			}
+			if _, ok := c.over[ino]; ok {
+				continue
+			}
+			ent, ok := b.cache.Peek(ino)
+			if !ok {
+				ent, _ = b.decode(ino, b.record(i))
+			}
+			if ent != nil && !fn(ent) {
+				return
+			}
+		}
+	}
+	for _, ent := range c.over {
+		if ent != nil && !fn(ent) {
+			return
+		}
+	}
+}
+
 // eachIno calls fn for the inode of every entry.
 func (c *catalog) eachIno(fn func(uint64)) {
 	if b := c.base; b != nil {

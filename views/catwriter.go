@@ -15,6 +15,7 @@ type catWriter struct {
 	index map[string]uint64
 	inos  []uint64
 	ends  []uint64
+	mods  []int64
 	recs  []byte
 }
 
@@ -37,9 +38,11 @@ func newCatWriter(base *catBase) *catWriter {
 func (w *catWriter) add(ent *Entry, i int) {
 	if ent == nil {
 		w.inos = append(w.inos, w.base.inos[i])
+		w.mods = append(w.mods, w.base.mods[i])
 		w.recs = append(w.recs, w.base.record(i)...)
 	} else {
 		w.inos = append(w.inos, ent.Ino)
+		w.mods = append(w.mods, modKey(ent.Modified))
 		w.encode(ent)
 	}
 	w.ends = append(w.ends, uint64(len(w.recs)))
@@ -125,6 +128,11 @@ func (w *catWriter) writeTo(out io.Writer) error {
 	aw.raw(binary.LittleEndian.AppendUint64(nil, uint64(len(w.strs))))
 	aw.array(le64bytes(w.inos))
 	aw.array(le64bytes(w.ends))
+	mods := make([]uint64, len(w.mods))
+	for i, m := range w.mods {
+		mods[i] = uint64(m)
+	}
+	aw.array(le64bytes(mods))
 	aw.array(w.recs)
 	var ends []uint32
 	var blob []byte

@@ -309,19 +309,6 @@ func (e *Engine) applyBatch(changes []store.Change) {
 	}
 }
 
-// buildAll builds the catalog and index from the store and marks them
-// whole (for the snapshot) if the build was not cut short by a stop.
-func (e *Engine) buildAll() {
-	defer e.inBackground()()
-	if e.build() {
-		e.mu.Lock()
-		e.snap.built = true
-		e.mu.Unlock()
-		e.snap.swap.wanted.Store(true)
-		e.snapSoon()
-	}
-}
-
 // SetListener has fn called with each memory that changed (its views may
 // change), as the store reports it: before the call that changed it
 // returns, with no lock held. A lookup that follows waits for the change

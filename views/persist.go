@@ -68,6 +68,19 @@ type snapState struct {
 	swap       swapState // swap.go
 }
 
+// buildAll builds the catalog and index from the store and marks them
+// whole (for the snapshot) if the build was not cut short by a stop.
+func (e *Engine) buildAll() {
+	defer e.inBackground()()
+	if e.build() {
+		e.mu.Lock()
+		e.snap.built = true
+		e.mu.Unlock()
+		e.snap.swap.wanted.Store(true)
+		e.snapSoon()
+	}
+}
+
 // SetSnapshot has the engine keep its catalog and index in path across
 // starts, written again every (0: SnapshotEvery) while memories change;
 // writable false only reads it (a read-only mount). Call before Start.

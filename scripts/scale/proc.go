@@ -57,17 +57,24 @@ func rss() string {
 	if err != nil {
 		return "?"
 	}
-	var rss, hwm string
+	var rss, hwm, anon, file string
 	for _, l := range strings.Split(string(b), "\n") {
 		f := strings.Fields(l)
-		if len(f) >= 2 && f[0] == "VmRSS:" {
-			rss = kib(f[1])
+		if len(f) < 2 {
+			continue
 		}
-		if len(f) >= 2 && f[0] == "VmHWM:" {
+		switch f[0] {
+		case "VmRSS:":
+			rss = kib(f[1])
+		case "VmHWM:":
 			hwm = kib(f[1])
+		case "RssAnon:":
+			anon = kib(f[1])
+		case "RssFile:":
+			file = kib(f[1])
 		}
 	}
-	return fmt.Sprintf("VmRSS %s (peak VmHWM %s)", rss, hwm)
+	return fmt.Sprintf("VmRSS %s (anonymous %s, file-backed %s; peak VmHWM %s)", rss, anon, file, hwm)
 }
 
 func kib(s string) string {
