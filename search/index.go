@@ -303,7 +303,10 @@ func (x *Index) sortedGroups() {
 			}
 		}
 		x.members[g] = append([]uint32(nil), ids...)
-		sort.Slice(ids, func(a, b int) bool { return naturalLess(x.docs[ids[a]].order, x.docs[ids[b]].order) })
+		less := func(a, b int) bool { return naturalLess(x.docs[ids[a]].order, x.docs[ids[b]].order) }
+		if !sort.SliceIsSorted(ids, less) { // a loaded segment's are
+			sort.Slice(ids, less)
+		}
 		x.nwin -= x.winCount[g]
 		delete(x.winCount, g)
 		if ids == nil {

@@ -122,7 +122,20 @@ func (s *segment) index() (*Index, error) {
 			fresh.live++
 			fresh.totalLen += uint64(s.lengths[i])
 		}
-		fresh.members[g] = append(fresh.members[g], uint32(i))
+	}
+	// Each group's members in order (the dead ones would be dropped
+	// from them anyway): sortedGroups finds them sorted.
+	if len(s.groupOrder) != fresh.live {
+		return nil, fmt.Errorf("search: segment: %d documents by group, %d live", len(s.groupOrder), fresh.live)
+	}
+	for _, id := range s.groupOrder {
+		if int(id) >= n || s.flags[id]&1 == 0 {
+			return nil, fmt.Errorf("search: segment: document %d by group is not a live one", id)
+		}
+		g := s.groups[id]
+		fresh.members[g] = append(fresh.members[g], id)
+	}
+	for g := range fresh.members {
 		fresh.invalidate(g)
 	}
 	fresh.dead = s.dead

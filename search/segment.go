@@ -30,7 +30,8 @@ import (
 //	lists, counts []uint32, lasts []uint32, skipEnds []uint32 (per term,
 //	the end of its entries), skips (five uint32 each: last, end, maxTF,
 //	minLen, short), inoOrder []uint32 (the live documents by inode, then
-//	number).
+//	number), groupOrder []uint32 (the live documents by group, then
+//	order: a load's groups need no sorting).
 //
 // The columns are used in place where the host is little-endian and they
 // are aligned (a mapping is); otherwise they are copied.
@@ -125,6 +126,20 @@ func (im *Image) WriteSegment(out io.Writer) error {
 		return cmp.Compare(a, b)
 	})
 	col(4, len(byIno), func(b []byte, i int) []byte { return le.AppendUint32(b, byIno[i]) })
+	byGroup := slices.Clone(byIno)
+	slices.SortFunc(byGroup, func(a, b uint32) int {
+		da, db := &im.Docs[a], &im.Docs[b]
+		switch {
+		case da.Group != db.Group:
+			return cmp.Compare(da.Group, db.Group)
+		case naturalLess(da.Order, db.Order):
+			return -1
+		case naturalLess(db.Order, da.Order):
+			return 1
+		}
+		return cmp.Compare(a, b)
+	})
+	col(4, len(byGroup), func(b []byte, i int) []byte { return le.AppendUint32(b, byGroup[i]) })
 	if w.err != nil {
 		return w.err
 	}
@@ -179,6 +194,7 @@ type segment struct {
 	skipEnds            []uint32
 	skips               []skip
 	inoOrder            []uint32
+	groupOrder          []uint32
 }
 
 var errSegment = errors.New("search: segment: malformed")
@@ -213,6 +229,7 @@ func parseSegment(data []byte) (*segment, error) {
 	s.skipEnds = u32s(r.array(4 * t))
 	s.skips = skipsOf(r.array(skipSize * s.nskips))
 	s.inoOrder = u32s(r.array(-1))
+	s.groupOrder = u32s(r.array(-1))
 	if r.err != nil {
 		return nil, r.err
 	}
