@@ -124,17 +124,6 @@ func (p *postings) skipList() []skip {
 	return append([]skip{p.first}, p.ext.more...)
 }
 
-// setSkips gives the list its skip entries, as skipList returned them.
-func (p *postings) setSkips(sk []skip) {
-	p.first, p.ext = skip{}, nil
-	if len(sk) > 0 {
-		p.first = sk[0]
-		if len(sk) > 1 {
-			p.ext = &postingsExt{more: sk[1:]}
-		}
-	}
-}
-
 // block returns a cursor on block i of the list.
 func (p *postings) block(i int) cursor {
 	from, doc := uint32(0), uint32(0)

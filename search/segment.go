@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/mnemofs/mnemofs/internal/columns"
 )
 
 // The segment: an index image laid out to be used where it lies (views
@@ -39,7 +41,8 @@ var segMagic = [8]byte{'m', 'n', 'f', 's', 'i', 'd', 'x', 1}
 
 // WriteSegment writes the image as a segment, its terms sorted.
 func (im *Image) WriteSegment(out io.Writer) error {
-	w := &segWriter{w: bufio.NewWriterSize(out, 1<<20)}
+	bw := bufio.NewWriterSize(out, 1<<20)
+	w := &columns.Writer{W: bw}
 	n, t := len(im.Docs), len(im.Terms)
 	order := make([]int, t)
 	for i := range order {
@@ -50,16 +53,16 @@ func (im *Image) WriteSegment(out io.Writer) error {
 	for _, sk := range im.skips {
 		nskips += len(sk)
 	}
-	w.raw(segMagic[:])
+	w.Raw(segMagic[:])
 	for _, v := range []uint64{uint64(n), uint64(t), uint64(nskips), im.TotalLen, uint64(im.Live), uint64(im.Dead)} {
-		w.raw(binary.LittleEndian.AppendUint64(nil, v))
+		w.U64(v)
 	}
 	col := func(size int, count int, put func(b []byte, i int) []byte) {
 		b := make([]byte, 0, size*count)
 		for i := range count {
 			b = put(b, i)
 		}
-		w.array(b)
+		w.Array(b)
 	}
 	le := binary.LittleEndian
 	col(8, n, func(b []byte, i int) []byte { return le.AppendUint64(b, im.Docs[i].Ino) })
@@ -78,23 +81,23 @@ func (im *Image) WriteSegment(out io.Writer) error {
 	})
 	at := 0
 	col(4, n, func(b []byte, i int) []byte { at += len(im.Docs[i].Order); return le.AppendUint32(b, uint32(at)) })
-	w.arrayOf(at, func() {
+	w.ArrayOf(at, func() {
 		for _, d := range im.Docs {
-			w.raw([]byte(d.Order))
+			w.Raw([]byte(d.Order))
 		}
 	})
 	at = 0
 	col(4, t, func(b []byte, i int) []byte { at += len(im.Terms[order[i]]); return le.AppendUint32(b, uint32(at)) })
-	w.arrayOf(at, func() {
+	w.ArrayOf(at, func() {
 		for _, i := range order {
-			w.raw([]byte(im.Terms[i]))
+			w.Raw([]byte(im.Terms[i]))
 		}
 	})
 	at = 0
 	col(8, t, func(b []byte, i int) []byte { at += len(im.Lists[order[i]]); return le.AppendUint64(b, uint64(at)) })
-	w.arrayOf(at, func() {
+	w.ArrayOf(at, func() {
 		for _, i := range order {
-			w.raw(im.Lists[i])
+			w.Raw(im.Lists[i])
 		}
 	})
 	col(4, t, func(b []byte, i int) []byte { return le.AppendUint32(b, uint32(im.Counts[order[i]])) })
@@ -140,41 +143,14 @@ func (im *Image) WriteSegment(out io.Writer) error {
 		return cmp.Compare(a, b)
 	})
 	col(4, len(byGroup), func(b []byte, i int) []byte { return le.AppendUint32(b, byGroup[i]) })
-	if w.err != nil {
-		return w.err
+	if w.Err != nil {
+		return w.Err
 	}
-	return w.w.Flush()
+	return bw.Flush()
 }
 
 // skipSize is the bytes of a skip entry in a segment.
 const skipSize = 20
-
-type segWriter struct {
-	w   *bufio.Writer
-	n   int
-	err error
-}
-
-func (w *segWriter) raw(b []byte) {
-	if w.err == nil {
-		var k int
-		k, w.err = w.w.Write(b)
-		w.n += k
-	}
-}
-
-func (w *segWriter) array(b []byte) { w.arrayOf(len(b), func() { w.raw(b) }) }
-
-// arrayOf writes an array of size bytes that write puts out.
-func (w *segWriter) arrayOf(size int, write func()) {
-	w.raw(binary.LittleEndian.AppendUint64(nil, uint64(size)))
-	start := w.n
-	write()
-	if w.err == nil && w.n-start != size {
-		w.err = fmt.Errorf("search: segment: an array of %d bytes wrote %d", size, w.n-start)
-	}
-	w.raw(make([]byte, (8-size%8)%8))
-}
 
 // segment is a parsed segment: its columns, in place where they can be.
 type segment struct {
@@ -202,115 +178,46 @@ var errSegment = errors.New("search: segment: malformed")
 // parseSegment reads a segment's header and finds its arrays, checking
 // their sizes against the header.
 func parseSegment(data []byte) (*segment, error) {
-	r := segReader{b: data}
 	if !bytes.HasPrefix(data, segMagic[:]) {
 		return nil, fmt.Errorf("%w: no magic", errSegment)
 	}
-	r.b = r.b[len(segMagic):]
+	r := columns.Reader{B: data[len(segMagic):], What: "its arrays"}
 	var h [6]uint64
 	for i := range h {
-		h[i] = r.u64()
+		h[i] = r.U64()
 	}
-	if r.err != nil || h[0] > 1<<32 || h[1] > 1<<32 || h[2] > 1<<34 {
+	if r.Err != nil || h[0] > 1<<32 || h[1] > 1<<32 || h[2] > 1<<34 {
 		return nil, fmt.Errorf("%w: header", errSegment)
 	}
 	s := &segment{docs: int(h[0]), terms: int(h[1]), nskips: int(h[2]), totalLen: h[3], live: int(h[4]), dead: int(h[5])}
 	n, t := s.docs, s.terms
-	s.inos, s.groups = u64s(r.array(8*n)), u64s(r.array(8*n))
-	s.parts, s.lengths = u32s(r.array(4*n)), u32s(r.array(4*n))
-	s.flags = r.array(n)
-	s.orderEnds = u32s(r.array(4 * n))
-	s.orders = bytesString(r.array(-1))
-	s.termEnds = u32s(r.array(4 * t))
-	s.termBlob = bytesString(r.array(-1))
-	s.listEnds = u64s(r.array(8 * t))
-	s.lists = r.array(-1)
-	s.counts, s.lasts = u32s(r.array(4*t)), u32s(r.array(4*t))
-	s.skipEnds = u32s(r.array(4 * t))
-	s.skips = skipsOf(r.array(skipSize * s.nskips))
-	s.inoOrder = u32s(r.array(-1))
-	s.groupOrder = u32s(r.array(-1))
-	if r.err != nil {
-		return nil, r.err
+	s.inos, s.groups = columns.U64s(r.Array(8*n)), columns.U64s(r.Array(8*n))
+	s.parts, s.lengths = columns.U32s(r.Array(4*n)), columns.U32s(r.Array(4*n))
+	s.flags = r.Array(n)
+	s.orderEnds = columns.U32s(r.Array(4 * n))
+	s.orders = columns.String(r.Array(-1))
+	s.termEnds = columns.U32s(r.Array(4 * t))
+	s.termBlob = columns.String(r.Array(-1))
+	s.listEnds = columns.U64s(r.Array(8 * t))
+	s.lists = r.Array(-1)
+	s.counts, s.lasts = columns.U32s(r.Array(4*t)), columns.U32s(r.Array(4*t))
+	s.skipEnds = columns.U32s(r.Array(4 * t))
+	s.skips = skipsOf(r.Array(skipSize * s.nskips))
+	s.inoOrder = columns.U32s(r.Array(-1))
+	s.groupOrder = columns.U32s(r.Array(-1))
+	if r.Err != nil {
+		return nil, fmt.Errorf("%w: %v", errSegment, r.Err)
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after its arrays", errSegment, len(r.b))
+	if len(r.B) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after its arrays", errSegment, len(r.B))
 	}
 	return s, nil
-}
-
-type segReader struct {
-	b   []byte
-	err error
-}
-
-func (r *segReader) u64() uint64 {
-	if len(r.b) < 8 {
-		r.err = fmt.Errorf("%w: ends early", errSegment)
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	return v
-}
-
-// array returns the next array, which must be of size bytes (-1: any).
-func (r *segReader) array(size int) []byte {
-	n := r.u64()
-	if r.err != nil {
-		return nil
-	}
-	padded := n + (8-n%8)%8
-	if size >= 0 && n != uint64(size) || padded > uint64(len(r.b)) {
-		r.err = fmt.Errorf("%w: an array of %d bytes (want %d) with %d left", errSegment, n, size, len(r.b))
-		return nil
-	}
-	b := r.b[:n:n]
-	r.b = r.b[padded:]
-	return b
-}
-
-// littleEndian: the host's byte order is the segment's.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// castable reports whether b can be used in place as elements of size.
-func castable(b []byte, size uintptr) bool {
-	return littleEndian && len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%size == 0
-}
-
-func u64s(b []byte) []uint64 {
-	if castable(b, 8) {
-		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
-	}
-	out := make([]uint64, len(b)/8)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
-	}
-	return out
-}
-
-func u32s(b []byte) []uint32 {
-	if castable(b, 4) {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
-	}
-	out := make([]uint32, len(b)/4)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
-
-func bytesString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }
 
 // skipsOf is a segment's skip entries: in place where skip has their
 // layout (five uint32, short in the first byte of the fifth).
 func skipsOf(b []byte) []skip {
-	if unsafe.Sizeof(skip{}) == skipSize && unsafe.Offsetof(skip{}.short) == 16 && castable(b, 4) {
+	if unsafe.Sizeof(skip{}) == skipSize && unsafe.Offsetof(skip{}.short) == 16 && columns.Castable(b, 4) {
 		return unsafe.Slice((*skip)(unsafe.Pointer(&b[0])), len(b)/skipSize)
 	}
 	out := make([]skip, len(b)/skipSize)

@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"time"
-	"unsafe"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/mnemofs/mnemofs/internal/columns"
 )
 
 // The catalog's segment: the entries of a snapshot laid out to be used
@@ -58,20 +58,18 @@ func parseCatBase(data []byte) (*catBase, error) {
 	if n > 1<<40 || ns > 1<<32 {
 		return nil, errors.New("catalog segment: header")
 	}
-	r := arrays{b: data[24:]}
+	r := columns.Reader{B: data[24:], What: "catalog segment"}
 	b := &catBase{}
-	b.inos = le64s(r.next(8 * int(n)))
-	b.ends = le64s(r.next(8 * int(n)))
-	if m := le64s(r.next(8 * int(n))); len(m) > 0 {
-		b.mods = unsafe.Slice((*int64)(unsafe.Pointer(&m[0])), len(m))
+	b.inos = columns.U64s(r.Array(8 * int(n)))
+	b.ends = columns.U64s(r.Array(8 * int(n)))
+	b.mods = columns.I64s(r.Array(8 * int(n)))
+	b.recs = r.Array(-1)
+	b.strEnds = columns.U32s(r.Array(4 * int(ns)))
+	b.strs = string(r.Array(-1))
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	b.recs = r.next(-1)
-	b.strEnds = le32s(r.next(4 * int(ns)))
-	b.strs = string(r.next(-1))
-	if r.err != nil {
-		return nil, r.err
-	}
-	if len(r.b) != 0 {
+	if len(r.B) != 0 {
 		return nil, errors.New("catalog segment: bytes after its arrays")
 	}
 	for i := range b.inos {
@@ -252,80 +250,4 @@ func (d *recReader) time() time.Time {
 		}
 	}
 	return t
-}
-
-// arrays reads the arrays of a segment.
-type arrays struct {
-	b   []byte
-	err error
-}
-
-// next returns the next array, which must be of size bytes (-1: any).
-func (r *arrays) next(size int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if len(r.b) < 8 {
-		r.err = errors.New("catalog segment: ends early")
-		return nil
-	}
-	n := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	padded := n + (8-n%8)%8
-	if size >= 0 && n != uint64(size) || padded > uint64(len(r.b)) {
-		r.err = fmt.Errorf("catalog segment: an array of %d bytes (want %d) with %d left", n, size, len(r.b))
-		return nil
-	}
-	out := r.b[:n:n]
-	r.b = r.b[padded:]
-	return out
-}
-
-type arrayWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (a *arrayWriter) raw(b []byte) {
-	if a.err == nil {
-		_, a.err = a.w.Write(b)
-	}
-}
-
-func (a *arrayWriter) array(b []byte) {
-	a.raw(binary.LittleEndian.AppendUint64(nil, uint64(len(b))))
-	a.raw(b)
-	a.raw(make([]byte, (8-len(b)%8)%8))
-}
-
-var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-func le64s(b []byte) []uint64 {
-	if hostLittle && len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
-		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
-	}
-	out := make([]uint64, len(b)/8)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
-	}
-	return out
-}
-
-func le32s(b []byte) []uint32 {
-	if hostLittle && len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
-	}
-	out := make([]uint32, len(b)/4)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
-
-func le64bytes(vs []uint64) []byte {
-	b := make([]byte, 0, 8*len(vs))
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint64(b, v)
-	}
-	return b
 }

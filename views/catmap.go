@@ -64,25 +64,7 @@ func (c *catalog) len() int { return c.n }
 // each calls fn for every entry until it returns false: the base's in
 // inode order (decoded, not kept), then over's.
 func (c *catalog) each(fn func(*Entry) bool) {
-	if b := c.base; b != nil {
-		for i, ino := range b.inos {
-			if _, ok := c.over[ino]; ok {
-				continue
-			}
-			ent, ok := b.cache.Peek(ino)
-			if !ok {
-				ent, _ = b.decode(ino, b.record(i))
-			}
-			if ent != nil && !fn(ent) {
-				return
-			}
-		}
-	}
-	for _, ent := range c.over {
-		if ent != nil && !fn(ent) {
-			return
-		}
-	}
+	c.eachSince(func() (int64, bool) { return 0, false }, fn)
 }
 
 // eachSince is each, but leaves out, without decoding them, the base's

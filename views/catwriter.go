@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"io"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/columns"
 )
 
 // catWriter writes a catalog segment: records copied from a base (whose
@@ -122,29 +124,25 @@ func (w *catWriter) encode(ent *Entry) {
 
 // writeTo writes the segment.
 func (w *catWriter) writeTo(out io.Writer) error {
-	aw := arrayWriter{w: out}
-	aw.raw(catMagic[:])
-	aw.raw(binary.LittleEndian.AppendUint64(nil, uint64(len(w.inos))))
-	aw.raw(binary.LittleEndian.AppendUint64(nil, uint64(len(w.strs))))
-	aw.array(le64bytes(w.inos))
-	aw.array(le64bytes(w.ends))
+	aw := columns.Writer{W: out}
+	aw.Raw(catMagic[:])
+	aw.U64(uint64(len(w.inos)))
+	aw.U64(uint64(len(w.strs)))
+	aw.Array(columns.Bytes64(w.inos))
+	aw.Array(columns.Bytes64(w.ends))
 	mods := make([]uint64, len(w.mods))
 	for i, m := range w.mods {
 		mods[i] = uint64(m)
 	}
-	aw.array(le64bytes(mods))
-	aw.array(w.recs)
+	aw.Array(columns.Bytes64(mods))
+	aw.Array(w.recs)
 	var ends []uint32
 	var blob []byte
 	for _, s := range w.strs {
 		blob = append(blob, s...)
 		ends = append(ends, uint32(len(blob)))
 	}
-	b := make([]byte, 0, 4*len(ends))
-	for _, e := range ends {
-		b = binary.LittleEndian.AppendUint32(b, e)
-	}
-	aw.array(b)
-	aw.array(blob)
-	return aw.err
+	aw.Array(columns.Bytes32(ends))
+	aw.Array(blob)
+	return aw.Err
 }

@@ -9,12 +9,14 @@
 //     indexing; every public read first waits until the changes queued
 //     before it are applied (Ready), so a file closed before a search is in
 //     it. At start the worker rebuilds everything from the store.
-//   - The catalog (an Entry per memory: users, type, tags, dates) is in
-//     memory; the facets' value sets are compressed bitmaps of inode
-//     numbers; the index started from a snapshot reads its posting lists
-//     from the mapped file (snapshot.go). Paths are not stored: they are derived from the
-//     store when a filter needs them, through a memo of directory paths
-//     that lives until the catalog's generation changes.
+//   - The catalog (an Entry per memory: users, type, tags, dates) is
+//     the snapshot's mapped segment, decoded an entry at a time, under
+//     the entries changed since (catmap.go, catbase.go); after a build,
+//     all in memory until the first snapshot is swapped in (swap.go).
+//     The facets' value sets are compressed bitmaps of inode numbers.
+//     Paths are not stored: they are derived from the store when a
+//     filter needs them, through a memo of directory paths that lives
+//     until the catalog's generation changes.
 //   - A Filter selects memories; a view is a Filter over the real tree,
 //     and DirsWith gives the directories that lead to its memories
 //     (cached per filter and generation), matching only the memories of
