@@ -184,7 +184,7 @@ func (x *Index) removeLocked(ino uint64) {
 			x.rmGen++
 		}
 	}
-	if x.base != nil {
+	if x.base != nil && len(x.base.docsOf(ino)) > 0 {
 		x.byIno[ino] = nil // the base's are no longer its
 	} else {
 		delete(x.byIno, ino)

@@ -149,3 +149,16 @@ func TestSegmentChecked(t *testing.T) {
 		t.Fatalf("a list whose skips do not fit it: used")
 	}
 }
+
+// A list cut short (its last varint unfinished) ends there.
+func TestCursorStopsOnACutList(t *testing.T) {
+	for _, b := range [][]byte{{0x80}, {5, 0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}} {
+		c := cursor{b: b}
+		n := 0
+		for _, _, ok := c.next(); ok; _, _, ok = c.next() {
+			if n++; n > len(b) {
+				t.Fatalf("%x: no end", b)
+			}
+		}
+	}
+}

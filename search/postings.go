@@ -151,7 +151,8 @@ func (p *postings) ubound(idf float64, t *Tuning, avg float64) float64 {
 	return u
 }
 
-// cursor walks a posting list; next is small enough to be inlined.
+// cursor walks a posting list; a list cut short or with an overlong
+// varint ends where it stops making sense.
 type cursor struct {
 	b   []byte
 	doc uint32
@@ -162,7 +163,15 @@ func (c *cursor) next() (doc, tf uint32, ok bool) {
 		return 0, 0, false
 	}
 	gap, n := binary.Uvarint(c.b)
+	if n <= 0 { // a list cut short or overlong: it ends here
+		c.b = nil
+		return 0, 0, false
+	}
 	t, m := binary.Uvarint(c.b[n:])
+	if m <= 0 {
+		c.b = nil
+		return 0, 0, false
+	}
 	c.b = c.b[n+m:]
 	c.doc += uint32(gap)
 	return c.doc, uint32(t), true

@@ -104,13 +104,16 @@ func (e *Engine) RecentCtx(ctx context.Context, n int, f Filter) ([]uint64, erro
 		gen := e.gen
 		e.scans.Add(1)
 		var top []*Entry
-		// Once n are kept, an entry older than the n-th cannot enter:
-		// the base's are left out by their Modified alone.
+		// An entry older than the n-th kept cannot enter: the base's are
+		// left out by their Modified alone, first against the n-th newest
+		// of the base's shown ones (the column alone), then against the
+		// n-th kept.
+		floor, floorOK := e.cat.newestMod(n, func(ino uint64) bool { return e.hidden[ino] })
 		since := func() (int64, bool) {
 			if n <= 0 || len(top) < n {
-				return 0, false
+				return floor, floorOK
 			}
-			return modKey(top[n-1].Modified), true
+			return max(floor, modKey(top[n-1].Modified)), true
 		}
 		e.cat.eachSince(since, func(ent *Entry) bool {
 			if !e.hidden[ent.Ino] {

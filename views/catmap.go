@@ -1,5 +1,7 @@
 package views
 
+import "container/heap"
+
 // catalog is the catalog's entries by inode: a snapshot's (base, decoded
 // as they are asked for) under the entries put or removed since (over; a
 // removed one's nil). Entries are never changed once in it: a change puts
@@ -93,6 +95,50 @@ func (c *catalog) eachSince(since func() (int64, bool), fn func(*Entry) bool) {
 			return
 		}
 	}
+}
+
+// newestMod is the n-th newest modification time (modKey) among the
+// base's entries that over does not shadow and skip leaves out, read from
+// the mods column alone; ok is false when there are fewer than n.
+func (c *catalog) newestMod(n int, skip func(uint64) bool) (int64, bool) {
+	b := c.base
+	if b == nil || n <= 0 {
+		return 0, false
+	}
+	h := make(modHeap, 0, n)
+	for i, ino := range b.inos {
+		m := b.mods[i]
+		if len(h) == n && m <= h[0] {
+			continue
+		}
+		if _, ok := c.over[ino]; ok || skip(ino) {
+			continue
+		}
+		if len(h) < n {
+			heap.Push(&h, m)
+		} else {
+			h[0] = m
+			heap.Fix(&h, 0)
+		}
+	}
+	if len(h) < n {
+		return 0, false
+	}
+	return h[0], true
+}
+
+// modHeap is a min-heap of modification times.
+type modHeap []int64
+
+func (h modHeap) Len() int           { return len(h) }
+func (h modHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h modHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *modHeap) Push(v any)        { *h = append(*h, v.(int64)) }
+func (h *modHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
 }
 
 // eachIno calls fn for the inode of every entry.

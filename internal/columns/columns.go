@@ -35,6 +35,10 @@ func (r *Reader) Array(size int) []byte {
 	if r.Err != nil {
 		return nil
 	}
+	if n > uint64(len(r.B)) {
+		r.Err = fmt.Errorf("%s: an array of %d bytes with %d left", r.What, n, len(r.B))
+		return nil
+	}
 	padded := n + (8-n%8)%8
 	if size >= 0 && n != uint64(size) || padded > uint64(len(r.B)) {
 		r.Err = fmt.Errorf("%s: an array of %d bytes (want %d) with %d left", r.What, n, size, len(r.B))
