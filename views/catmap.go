@@ -48,12 +48,14 @@ func (c *catalog) set(ent *Entry) {
 
 // del removes the entry of ino.
 func (c *catalog) del(ino uint64) {
-	if !c.has(ino) {
-		return
+	ent, inOver := c.over[ino]
+	inBase := c.base != nil && c.base.find(ino) >= 0
+	if inOver && ent == nil || !inOver && !inBase {
+		return // none
 	}
 	c.n--
 	c.muts++
-	if c.base != nil && c.base.find(ino) >= 0 {
+	if inBase {
 		c.over[ino] = nil
 	} else {
 		delete(c.over, ino)

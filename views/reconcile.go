@@ -9,6 +9,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
+	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -43,29 +44,11 @@ func (e *Engine) loadSnapshot() bool {
 		s, err := e.st.ChangedSince(r.head.Version)
 		sinceCh <- sinceResult{s, err}
 	}()
-	var cat snapCatalog
 	entries := r.head.Entries
-	err = r.catalog(&cat)
-	var catSeg, idxSeg []byte
+	l, err := r.load()
 	if err == nil {
-		catSeg, idxSeg, err = r.segments()
-	}
-	if err == nil {
-		err = e.loadCatalog(&cat, catSeg, entries)
-	}
-	if err == nil {
-		if err = e.idx.LoadSegment(idxSeg); err != nil {
-			err = fmt.Errorf("reading its index: %w", err)
-		}
-	}
-	if err == nil {
-		// What the loads read (the columns they checked) leaves the
-		// process's memory; the page cache keeps it.
-		dropResident(catSeg)
-		dropResident(idxSeg)
-		// The groups' order, which the first search would otherwise
-		// wait for, while the store's walk finishes.
-		e.idx.SortGroups()
+		e.useCatalog(l.cat)
+		e.idx.Adopt(l.idx, e.idx.Gen()) // the worker's own: nothing changes it meanwhile
 	}
 	sr := <-sinceCh
 	since := sr.since
@@ -91,7 +74,7 @@ func (e *Engine) loadSnapshot() bool {
 	e.snap.savedGen = e.gen
 	e.snap.mu.Unlock()
 	e.red.mu.Lock()
-	e.red.byIno = cat.Redact
+	e.red.byIno = l.maps.Redact
 	e.red.mu.Unlock()
 	if e.emb != nil {
 		// As a build would: each memory is checked against its stored
@@ -99,7 +82,7 @@ func (e *Engine) loadSnapshot() bool {
 		// embedding a stop or a new model left undone still gets it.
 		e.cat.eachIno(e.emb.enqueue)
 	}
-	changes := e.sinceChanges(since, cat.Dirs)
+	changes := e.sinceChanges(since, l.maps.Dirs)
 	e.applyBatch(changes)
 	if len(changes) > 0 {
 		e.snapSoon()
@@ -109,17 +92,38 @@ func (e *Engine) loadSnapshot() bool {
 	return true
 }
 
-// loadCatalog starts the catalog from a snapshot's: its entries where
-// they lie in seg, its facets and hidden memories from cat.
-func (e *Engine) loadCatalog(cat *snapCatalog, seg []byte, entries int) error {
-	c, err := readCatalog(cat, seg, entries)
-	if err != nil {
-		return err
+// loadedSnap is what a snapshot holds, read and checked (snapReader.load).
+type loadedSnap struct {
+	maps snapCatalog
+	cat  *loadedCatalog
+	idx  *search.Index
+}
+
+// load reads the rest of the snapshot: the catalog's maps, then, once the
+// whole file's checksum holds, the catalog and the index from their
+// mapped segments, the index's groups sorted (the first search would
+// otherwise wait for it). Nothing is used on an error.
+func (r *snapReader) load() (*loadedSnap, error) {
+	l := &loadedSnap{idx: search.NewIndex()}
+	if err := r.catalog(&l.maps); err != nil {
+		return nil, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.cat, e.facets, e.hidden = c.cat, c.facets, c.hidden
-	return nil
+	catSeg, idxSeg, err := r.segments()
+	if err != nil {
+		return nil, err
+	}
+	if l.cat, err = readCatalog(&l.maps, catSeg, r.head.Entries); err != nil {
+		return nil, err
+	}
+	if err := l.idx.LoadSegment(idxSeg); err != nil {
+		return nil, fmt.Errorf("reading its index: %w", err)
+	}
+	// What the loads read (the columns they checked) leaves the process's
+	// memory; the page cache keeps it.
+	dropResident(catSeg)
+	dropResident(idxSeg)
+	l.idx.SortGroups()
+	return l, nil
 }
 
 // loadedCatalog is a catalog read from a snapshot.
@@ -127,6 +131,13 @@ type loadedCatalog struct {
 	cat    catalog
 	facets [nFields]facet
 	hidden map[uint64]bool
+}
+
+// useCatalog puts a catalog read from a snapshot in place.
+func (e *Engine) useCatalog(c *loadedCatalog) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cat, e.facets, e.hidden = c.cat, c.facets, c.hidden
 }
 
 func readCatalog(cat *snapCatalog, seg []byte, entries int) (*loadedCatalog, error) {

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -46,26 +45,11 @@ func (e *Engine) prepareSwap(im *snapImage, gen uint64) error {
 		return err
 	}
 	defer r.close()
-	var cat snapCatalog
-	if err := r.catalog(&cat); err != nil {
-		return err
-	}
-	catSeg, idxSeg, err := r.segments()
+	l, err := r.load()
 	if err != nil {
 		return err
 	}
-	c, err := readCatalog(&cat, catSeg, r.head.Entries)
-	if err != nil {
-		return err
-	}
-	idx := search.NewIndex()
-	if err := idx.LoadSegment(idxSeg); err != nil {
-		return fmt.Errorf("reading its index: %w", err)
-	}
-	dropResident(catSeg)
-	dropResident(idxSeg)
-	idx.SortGroups()
-	e.snap.swap.pending.Store(&swapIn{gen: gen, muts: im.muts, idxGen: im.idx.Gen, cat: c, idx: idx})
+	e.snap.swap.pending.Store(&swapIn{gen: gen, muts: im.muts, idxGen: im.idx.Gen, cat: l.cat, idx: l.idx})
 	e.Handle([]store.Change{{Kind: swapSnap}})
 	return nil
 }
@@ -85,9 +69,7 @@ func (e *Engine) swapNow() {
 	ok := e.gen == s.gen && e.cat.muts == s.muts
 	e.mu.RUnlock()
 	if ok = ok && e.idx.Adopt(s.idx, s.idxGen); ok {
-		e.mu.Lock()
-		e.cat, e.facets, e.hidden = s.cat.cat, s.cat.facets, s.cat.hidden
-		e.mu.Unlock()
+		e.useCatalog(s.cat)
 		e.log.Printf("views: the catalog and index are now read from the snapshot")
 		go debug.FreeOSMemory() // what the build held
 	}
