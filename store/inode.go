@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/internal/columns"
 )
 
 // RootIno is the inode number of the root directory.
@@ -123,77 +124,41 @@ func decodeInode(b []byte) (*Inode, error) {
 	if len(b) == 0 || b[0] != inodeFormat {
 		return nil, errCorrupt
 	}
-	d := decoder{b: b[1:]}
+	d := columns.Varints{B: b[1:]}
 	i := &Inode{}
 	var mode, uid, gid, rdev, subdirs uint64
 	for _, p := range []*uint64{&i.Ino, &mode, &uid, &gid, &rdev, &i.Size, &subdirs} {
-		*p = d.uvarint()
+		*p = d.Uvarint()
 	}
 	i.Mode, i.Uid, i.Gid, i.Rdev, i.Subdirs = uint32(mode), uint32(uid), uint32(gid), uint32(rdev), uint32(subdirs)
 	for _, p := range []*int64{&i.Atime, &i.Mtime, &i.Ctime, &i.Btime} {
-		*p = d.varint()
+		*p = d.Varint()
 	}
-	n := d.uvarint()
+	n := d.Uvarint()
 	if n > 1<<20 {
 		return nil, errCorrupt
 	}
 	for k := uint64(0); k < n; k++ {
-		p := d.uvarint()
-		i.Links = append(i.Links, Link{p, d.str()})
+		p := d.Uvarint()
+		i.Links = append(i.Links, Link{p, string(d.Bytes())})
 	}
-	i.Target = d.str()
-	if len(d.b) > 0 {
-		i.Blob = d.uvarint()
-		i.Xattrs = uint32(d.uvarint())
-		if len(d.b) > 0 {
-			i.Pack, i.PackOff = d.uvarint(), d.uvarint()
+	i.Target = string(d.Bytes())
+	if len(d.B) > 0 {
+		i.Blob = d.Uvarint()
+		i.Xattrs = uint32(d.Uvarint())
+		if len(d.B) > 0 {
+			i.Pack, i.PackOff = d.Uvarint(), d.Uvarint()
 		}
-		if len(d.b) > 0 {
-			i.Content = d.uvarint()
+		if len(d.B) > 0 {
+			i.Content = d.Uvarint()
 		}
 	} else {
 		i.legacy = true
 	}
-	if d.err {
+	if d.Err {
 		return nil, fmt.Errorf("%w (ino %d)", errCorrupt, i.Ino)
 	}
 	return i, nil
-}
-
-type decoder struct {
-	b   []byte
-	err bool
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) str() string {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.err = true
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }
 
 // dirent value: child ino (8 bytes) + mode (4 bytes).

@@ -142,27 +142,27 @@ func (b *catBase) entry(i int) *Entry {
 }
 
 func (b *catBase) decode(ino uint64, rec []byte) (*Entry, error) {
-	d := recReader{b: rec, base: b}
+	d := recReader{Varints: columns.Varints{B: rec}, base: b}
 	ent := &Entry{Ino: ino}
 	ent.Type = d.optStr()
 	ent.Users, ent.Tags = d.strs(), d.strs()
 	ent.Created, ent.Modified = d.time(), d.time()
-	ent.nextLine, ent.indexedSize, ent.parent = uint32(d.uv()), d.uv(), d.uv()
-	ent.name = string(d.bytes())
-	ent.ctime, ent.size = d.v(), d.uv()
-	if nl := d.uv(); nl > 0 {
+	ent.nextLine, ent.indexedSize, ent.parent = uint32(d.Uvarint()), d.Uvarint(), d.Uvarint()
+	ent.name = string(d.Bytes())
+	ent.ctime, ent.size = d.Varint(), d.Uvarint()
+	if nl := d.Uvarint(); nl > 0 {
 		if nl-1 > uint64(len(rec)) {
 			return nil, errRecord
 		}
 		lines := make([]LineMeta, nl-1)
 		for j := range lines {
 			l := &lines[j]
-			l.Line, l.Users, l.Speaker, l.Created, l.Tags = uint32(d.uv()), d.strs(), d.optStr(), d.time(), d.strs()
-			l.off, l.size = d.uv(), uint32(d.uv())
+			l.Line, l.Users, l.Speaker, l.Created, l.Tags = uint32(d.Uvarint()), d.strs(), d.optStr(), d.time(), d.strs()
+			l.off, l.size = d.Uvarint(), uint32(d.Uvarint())
 		}
 		ent.log = (*logLines)(nil).extend(lines)
 	}
-	if d.err != nil || len(d.b) != 0 {
+	if d.Err || len(d.B) != 0 {
 		return nil, errRecord
 	}
 	return ent, nil
@@ -171,67 +171,35 @@ func (b *catBase) decode(ino uint64, rec []byte) (*Entry, error) {
 var errRecord = errors.New("catalog segment: a record does not hold")
 
 type recReader struct {
-	b    []byte
+	columns.Varints
 	base *catBase
-	err  error
-}
-
-func (d *recReader) uv() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err, d.b = errRecord, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *recReader) v() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err, d.b = errRecord, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *recReader) bytes() []byte {
-	n := d.uv()
-	if n > uint64(len(d.b)) {
-		d.err, d.b = errRecord, nil
-		return nil
-	}
-	out := d.b[:n]
-	d.b = d.b[n:]
-	return out
 }
 
 func (d *recReader) str() string {
-	s, ok := d.base.str(d.uv())
+	s, ok := d.base.str(d.Uvarint())
 	if !ok {
-		d.err = errRecord
+		d.Fail()
 	}
 	return s
 }
 
 func (d *recReader) optStr() string {
-	i := d.uv()
+	i := d.Uvarint()
 	if i == 0 {
 		return ""
 	}
 	s, ok := d.base.str(i - 1)
 	if !ok {
-		d.err = errRecord
+		d.Fail()
 	}
 	return s
 }
 
 func (d *recReader) strs() []string {
-	n := d.uv()
-	if n == 0 || n > uint64(len(d.b)) {
+	n := d.Uvarint()
+	if n == 0 || n > uint64(len(d.B)) {
 		if n > 0 {
-			d.err = errRecord
+			d.Fail()
 		}
 		return nil
 	}
@@ -244,9 +212,9 @@ func (d *recReader) strs() []string {
 
 func (d *recReader) time() time.Time {
 	var t time.Time
-	if b := d.bytes(); len(b) > 0 {
+	if b := d.Bytes(); len(b) > 0 {
 		if err := t.UnmarshalBinary(b); err != nil {
-			d.err = errRecord
+			d.Fail()
 		}
 	}
 	return t
