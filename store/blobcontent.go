@@ -53,7 +53,7 @@ func (s *Store) readCommittedBlob(ino, gen uint64, dest []byte, off uint64) (boo
 }
 
 // useBlob gives f its blob: the committed one, or (moving the content out
-// of the KV chunks) a new generation 1 holding the current size bytes.
+// of the KV chunks) a new generation holding the current size bytes.
 // Caller holds f.mu.
 func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 	if f.blob != nil {
@@ -74,7 +74,8 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 		f.blob, f.blobGen = bf, gen
 		return nil
 	}
-	bf, err := s.blobs.Create(f.ino, 1)
+	gen := s.blobs.NextGen(f.ino, 0)
+	bf, err := s.blobs.Create(f.ino, gen)
 	if err != nil {
 		return err
 	}
@@ -89,14 +90,14 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 		}
 		if err != nil {
 			bf.Close()
-			s.blobs.RemoveGen(f.ino, 1)
+			s.blobs.RemoveGen(f.ino, gen)
 			return err
 		}
 		pos += uint64(n)
 	}
 	s.blobs.Created(f.ino)
 	f.dirty, f.dirtyBytes, f.truncFloor = nil, 0, math.MaxUint64
-	f.blob, f.blobGen, f.blobNew, f.dropChunks = bf, 1, true, true
+	f.blob, f.blobGen, f.blobNew, f.dropChunks = bf, gen, true, true
 	s.tails.Forget(f.ino)
 	return nil
 }
@@ -104,7 +105,7 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 // cowBlob moves f to the next generation, a copy of the first n bytes of
 // the current one, so the committed content stays whole. Caller holds f.mu.
 func (s *Store) cowBlob(f *openFile, n uint64) error {
-	gen := f.blobGen + 1
+	gen := s.blobs.NextGen(f.ino, f.blobGen)
 	nb, err := s.blobs.Create(f.ino, gen)
 	if err != nil {
 		return err

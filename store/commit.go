@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"math"
+	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -217,11 +218,13 @@ func (s *Store) planCommit(f *openFile) (commitPlan, error) {
 		return commitPlan{unchanged: true}, nil
 	}
 	i, err := s.inode(f.ino)
+	if errors.Is(err, syscall.ENOENT) || (err == nil && len(i.Links) == 0) {
+		// Removed (a deferred commit of a file unlinked after its last
+		// close finds it gone): nothing to keep.
+		return commitPlan{unlinked: true}, nil
+	}
 	if err != nil {
 		return commitPlan{}, err
-	}
-	if len(i.Links) == 0 {
-		return commitPlan{unlinked: true}, nil
 	}
 	var p commitPlan
 	s.icMu.RLock()

@@ -38,11 +38,15 @@ func (s *Store) syncOrdered(force bool) error {
 	if u, ok := s.kv.(unsyncedKV); !force && ok && !u.Unsynced() && (s.blobs == nil || !s.blobs.Pending()) {
 		return errors.Join(errs...)
 	}
+	mark := 0
+	if s.blobs != nil {
+		mark = s.blobs.Retired()
+	}
 	if err := s.kv.Sync(); err != nil {
 		return errors.Join(append(errs, err)...)
 	}
 	if s.blobs != nil {
-		s.blobs.Synced()
+		s.blobs.Synced(mark)
 	}
 	return errors.Join(errs...)
 }

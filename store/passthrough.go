@@ -251,7 +251,7 @@ func (s *Store) ptCommitTemp(f *openFile, i *Inode, size uint64) (bool, error) {
 		f.dropChunks = s.blobGenOf(i) == 0 && (f.committedSize > ChunkSize || (size == 0 && f.committedSize > 0))
 		return true, nil
 	}
-	gen := s.blobGenOf(i) + 1
+	gen := s.blobs.NextGen(f.ino, s.blobGenOf(i))
 	if err := s.blobs.Link(f.blob, f.ino, gen); err != nil {
 		return false, err
 	}

@@ -205,3 +205,33 @@ func TestDeferredCommitOfLingeringSession(t *testing.T) {
 		t.Errorf("xattrs size %s sha256 %s, want %d %s", size, sum, len(data), sha(data))
 	}
 }
+
+// TestGenerationNotReusedBeforeSync: a session's small content moved back
+// into the KV retires the blob generation it was in; a write that moves
+// the content out to a blob again before the next sync must not take that
+// generation, which the sync deletes. (The model test found it: after a
+// remount the file's content file was missing.)
+func TestGenerationNotReusedBeforeSync(t *testing.T) {
+	s, kv := openPT(t, t.TempDir())
+	defer kv.Close()
+	defer s.Close()
+	ino := ptWritten(t, s, "f", bytes.Repeat([]byte("x"), 200<<10), false)
+	s.endSessions(0)
+	must(t, s.Open(ino, false))
+	if s.Passthrough(ino, PTAppend, true, true) == nil {
+		t.Fatal("no session for an append to a blob")
+	}
+	must(t, s.Truncate(ino, 10))
+	must(t, s.Release(ino))
+	s.endSessions(0) // settles: the ten bytes go into the KV, the blob is retired
+	if i, err := s.inode(ino); err != nil || s.blobGenOf(i) != 0 {
+		t.Fatalf("after the session's end the content should be in the KV: %+v %v", i, err)
+	}
+	big := bytes.Repeat([]byte("y"), 300<<10)
+	must(t, s.overwrite(ino, big))
+	must(t, s.Sync()) // deletes the retired generation
+	if got := readAll(t, s, ino); !bytes.Equal(got, big) {
+		t.Errorf("content after the rewrite and a sync: %d bytes, want %d", len(got), len(big))
+	}
+	fsckClean(t, s)
+}

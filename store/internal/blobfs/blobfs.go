@@ -39,8 +39,11 @@ type Dir struct {
 	dir string
 
 	mu sync.Mutex
-	// stale are replaced generations, deleted after the next KV sync.
-	stale []ID
+	// stale are replaced generations, deleted after the next KV sync;
+	// retiring counts each of them until its file is gone, so that no
+	// new blob takes its name meanwhile (NextGen).
+	stale    []ID
+	retiring map[ID]int
 	// fresh are inodes with a blob created since their last fsync: its
 	// name is not durable until the shard directory is synced. The value
 	// is freshSeq at the creation (an entry goes only if not renewed).
@@ -190,8 +193,31 @@ func (b *Dir) Created(ino uint64) {
 // retire queues a replaced generation for deletion after the next sync.
 func (b *Dir) Retire(ino, gen uint64) {
 	b.mu.Lock()
-	b.stale = append(b.stale, ID{Ino: ino, Gen: gen})
+	b.retireLocked(ID{Ino: ino, Gen: gen})
 	b.mu.Unlock()
+}
+
+func (b *Dir) retireLocked(id ID) {
+	if b.retiring == nil {
+		b.retiring = map[ID]int{}
+	}
+	b.stale = append(b.stale, id)
+	b.retiring[id]++
+}
+
+// NextGen is the generation a new blob of ino takes after generation
+// after: the next one no retired blob still holds. A generation retired
+// and not yet deleted may be what the durable KV points at until the
+// next sync, and that sync deletes its file: a new blob under its name
+// would be lost, or, after a crash, read as the old content.
+func (b *Dir) NextGen(ino, after uint64) uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g := after + 1
+	for b.retiring[ID{Ino: ino, Gen: g}] > 0 {
+		g++
+	}
+	return g
 }
 
 func (b *Dir) RemoveGen(ino, gen uint64) { os.Remove(b.Path(ino, gen)) }
@@ -206,7 +232,7 @@ func (b *Dir) RetireAll(ino uint64) {
 	for _, m := range matches {
 		if _, g, ok := strings.Cut(filepath.Base(m), "-"); ok {
 			if gen, err := strconv.ParseUint(g, 10, 64); err == nil {
-				b.stale = append(b.stale, ID{Ino: ino, Gen: gen})
+				b.retireLocked(ID{Ino: ino, Gen: gen})
 			}
 		}
 	}

@@ -133,15 +133,33 @@ func (b *Dir) SyncNew(ino uint64) error {
 	return nil
 }
 
-// synced deletes the generations retired before a KV sync that succeeded.
-func (b *Dir) Synced() {
+// Retired is a mark to give Synced: how many generations were retired
+// before a KV sync begins.
+func (b *Dir) Retired() int {
 	b.mu.Lock()
-	stale := b.stale
-	b.stale = nil
+	defer b.mu.Unlock()
+	return len(b.stale)
+}
+
+// Synced deletes the generations retired before a KV sync that succeeded
+// (the first mark of them, Retired before the sync): one retired during
+// the sync may have been replaced by a write the sync did not take.
+func (b *Dir) Synced(mark int) {
+	b.mu.Lock()
+	mark = min(mark, len(b.stale))
+	stale := b.stale[:mark:mark]
+	b.stale = append([]ID(nil), b.stale[mark:]...)
 	b.mu.Unlock()
 	for _, id := range stale {
 		os.Remove(b.Path(id.Ino, id.Gen))
 	}
+	b.mu.Lock()
+	for _, id := range stale {
+		if b.retiring[id]--; b.retiring[id] <= 0 {
+			delete(b.retiring, id)
+		}
+	}
+	b.mu.Unlock()
 }
 
 // pending reports whether generations wait for a sync to be deleted.
