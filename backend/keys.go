@@ -52,6 +52,15 @@ import "encoding/binary"
 //	                            sha256 of the content it was made from,
 //	                            dim, count, then count×dim float32 (LE);
 //	                            "s" + "embed/model" names the model
+//	r<ino:8>                    removed: ino was removed, written in the
+//	                            transaction that deleted its inode record
+//	                            (the removal log, store/removals.go): what
+//	                            keeps a derived index finds removals by
+//	                            the key's version, without a walk of every
+//	                            inode; "s" + "removals/since" is the version
+//	                            after which the log is complete, and
+//	                            "s" + "removals/closed" is the last write
+//	                            of a clean close
 //	l<ino:8>                    live: ino's blob was written by the kernel
 //	                            (FUSE passthrough, store/passthrough.go)
 //	                            after its last commit, or its sha256 is
@@ -81,6 +90,7 @@ const (
 	PrefixVector  = 'e'
 	PrefixSucc    = 'n'
 	PrefixStage   = 'g'
+	PrefixRemoved = 'r'
 	inoLen        = 8
 	chunkIndexLen = 4
 )
@@ -94,6 +104,9 @@ func withIno(p byte, ino uint64, extra int) []byte {
 
 // StoreKey is a store-wide value.
 func StoreKey(name string) []byte { return append([]byte{PrefixStore}, name...) }
+
+// RemovedKey marks ino as removed (the removal log).
+func RemovedKey(ino uint64) []byte { return withIno(PrefixRemoved, ino, 0) }
 
 // InodeKey is the inode record of ino.
 func InodeKey(ino uint64) []byte { return withIno(PrefixInode, ino, 0) }

@@ -139,6 +139,9 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 						return err
 					}
 				}
+				if err := s.delInode(t, i.Ino); err != nil {
+					return err
+				}
 				return t.Delete(backend.DirentKey(dir, name))
 			}, p)
 			if err != nil {
@@ -189,6 +192,9 @@ func (s *Store) purge(ino uint64) error {
 	if err := s.deleteKeys(keys); err != nil {
 		return err
 	}
+	if err := s.kv.Update(func(t backend.Txn) error { return s.delInode(t, ino) }); err != nil {
+		return err
+	}
 	s.tails.Forget(ino)
 	s.recs.Forget(ino)
 	if s.blobs != nil {
@@ -203,7 +209,8 @@ func (s *Store) purge(ino uint64) error {
 }
 
 // inodeKeys lists every key of ino: chunks, xattrs, versions, metadata,
-// orphan mark, pack membership, embedding and the inode record.
+// orphan mark, pack membership and embedding: all but the inode record,
+// which goes last, with its mark in the removal log (delInode).
 func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	var keys [][]byte
 	pres := [][]byte{backend.ChunkPrefix(ino), backend.XattrPrefix(ino)}
@@ -236,7 +243,7 @@ func (s *Store) inodeKeys(ino uint64) ([][]byte, error) {
 	if i, err := s.inode(ino); err == nil && i.Pack != 0 {
 		keys = append(keys, backend.MemberKey(i.Pack, ino))
 	}
-	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.VectorKey(ino), backend.LiveKey(ino), backend.InodeKey(ino)), nil
+	return append(keys, backend.MetaKey(ino), backend.OrphanKey(ino), backend.VectorKey(ino), backend.LiveKey(ino)), nil
 }
 
 // closedInodeKeys is inodeKeys for a closed file, without scanning when
@@ -257,7 +264,7 @@ func (s *Store) closedInodeKeys(i *Inode) ([][]byte, error) {
 			keys = append(keys, backend.ChunkKey(i.chunkID(), uint32(c)))
 		}
 	}
-	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.VectorKey(i.Ino), backend.LiveKey(i.Ino), backend.InodeKey(i.Ino)), nil
+	return append(keys, backend.MetaKey(i.Ino), backend.OrphanKey(i.Ino), backend.VectorKey(i.Ino), backend.LiveKey(i.Ino)), nil
 }
 
 // cleanOrphans frees inodes that were unlinked while open when the last

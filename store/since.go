@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -76,8 +77,14 @@ type Since struct {
 	// memory metadata or extended attributes were written after the
 	// version asked for, in increasing order, without repeats.
 	Changed []uint64
-	// Live lists every node that exists, in increasing order: what a
-	// caller knew of and is not here was removed.
+	// Logged: the removal log reaches back to the version asked for
+	// (removals.go), and Removed lists the nodes removed after it, in
+	// increasing order; Live is then not filled.
+	Logged  bool
+	Removed []uint64
+	// Live, when the log does not reach back that far, lists every node
+	// that exists, in increasing order: what a caller knew of and is not
+	// here was removed.
 	Live []uint64
 	// Settings: a store-wide setting (the policy) was written: which
 	// files are memories, and how they are redacted, may differ for all.
@@ -87,8 +94,9 @@ type Since struct {
 // ChangedSince reports what changed after version since (from Settled).
 // Every change to a node rewrites its inode record (times, size, links),
 // so the inode family, with metadata and extended attributes besides, is
-// enough; a node removed is missing from Live. The cost is a key-only walk
-// of the inodes, and of what changed in the other families.
+// enough. A node removed is in Removed, from the removal log, or, when the
+// log does not reach back to since, missing from Live, which takes a
+// key-only walk of every inode. Otherwise the cost follows what changed.
 func (s *Store) ChangedSince(since uint64) (Since, error) {
 	vkv, ok := s.versioned()
 	if !ok {
@@ -98,10 +106,22 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 	if out.Version < since {
 		return out, fmt.Errorf("store: the KV is at version %d, before %d: it is not the store that was", out.Version, since)
 	}
+	s.removalsMu.RLock()
+	defer s.removalsMu.RUnlock()
+	removed, logged, err := s.removedSince(vkv, since)
+	if err != nil {
+		return out, err
+	}
 	seen := map[uint64]bool{}
-	err := vkv.KeysSince([]byte{backend.PrefixInode}, 0, func(k []byte, v uint64) error {
+	from := since // the walk of the inodes: only what changed, with the log
+	if out.Logged = logged; !logged {
+		from = 0
+	}
+	err = vkv.KeysSince([]byte{backend.PrefixInode}, from, func(k []byte, v uint64) error {
 		ino := binary.BigEndian.Uint64(k[1:])
-		out.Live = append(out.Live, ino)
+		if !logged {
+			out.Live = append(out.Live, ino)
+		}
 		if v > since {
 			seen[ino] = true
 		}
@@ -110,6 +130,7 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 	if err != nil {
 		return out, err
 	}
+	out.Removed = removed
 	for _, p := range []byte{backend.PrefixMeta, backend.PrefixXattr} {
 		err := vkv.KeysSince([]byte{p}, since, func(k []byte, _ uint64) error {
 			seen[binary.BigEndian.Uint64(k[1:])] = true
@@ -126,11 +147,11 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 	if err != nil {
 		return out, err
 	}
-	for _, ino := range out.Live { // in order
-		if seen[ino] {
-			out.Changed = append(out.Changed, ino)
-		}
+	// (An inode number removed and then used again is in both lists.)
+	for ino := range seen {
+		out.Changed = append(out.Changed, ino)
 	}
+	slices.Sort(out.Changed)
 	return out, nil
 }
 

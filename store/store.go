@@ -57,6 +57,10 @@ type Store struct {
 	// count before its read does not cache what it read (inode()).
 	forgets uint64
 
+	// removalsMu orders readers of the removal log with its pruning
+	// (removals.go).
+	removalsMu sync.RWMutex
+
 	// dcMu guards dc, the directory cache, and dcEpoch (dircache.go).
 	dcMu    sync.RWMutex
 	dc      map[uint64]*listing
@@ -186,6 +190,9 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if err := s.init(); err != nil {
 		return nil, err
 	}
+	if err := s.openRemovals(); err != nil {
+		return nil, err
+	}
 	s.startWatch(kv)
 	if err := s.startUp(); err != nil {
 		if s.stopWatch != nil {
@@ -193,8 +200,14 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 		}
 		return nil, err
 	}
-	s.done.Add(1)
+	s.done.Add(2)
 	go s.flusher()
+	go func() {
+		defer s.done.Done()
+		if err := s.pruneRemovals(); err != nil {
+			s.log.Printf("mnemofs: pruning the removal log: %v", err)
+		}
+	}()
 	return s, nil
 }
 
@@ -230,6 +243,9 @@ func (s *Store) Close() error {
 		}
 	}
 	err := s.flushAccess()
+	if cerr := s.closeRemovals(); err == nil {
+		err = cerr // the last write (removals.go)
+	}
 	// Everything committed is durable once the store is closed, blob
 	// data before the records (durable.go).
 	if serr := s.syncCommitted(); err == nil {

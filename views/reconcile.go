@@ -201,11 +201,19 @@ const metaChanged store.ChangeKind = -1
 // what is under it is checked against the ignore rules and /archive.
 func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []store.Change {
 	var out []store.Change
-	e.cat.eachIno(func(ino uint64) { // the worker's own: no lock
-		if _, ok := slices.BinarySearch(since.Live, ino); !ok {
-			out = append(out, store.Change{Kind: store.Removed, Ino: ino})
+	if since.Logged {
+		for _, ino := range since.Removed {
+			if e.cat.has(ino) { // the worker's own: no lock
+				out = append(out, store.Change{Kind: store.Removed, Ino: ino})
+			}
 		}
-	})
+	} else {
+		e.cat.eachIno(func(ino uint64) {
+			if _, ok := slices.BinarySearch(since.Live, ino); !ok {
+				out = append(out, store.Change{Kind: store.Removed, Ino: ino})
+			}
+		})
+	}
 	for _, ino := range since.Changed {
 		a, err := e.st.Attr(ino)
 		switch {
