@@ -86,7 +86,7 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		// a 256 MiB block cache) would dominate the process's RSS.
 		WithMemTableSize(16 << 20).
 		WithNumMemtables(3).
-		WithBlockCacheSize(32 << 20).
+		WithBlockCacheSize(16 << 20).
 		WithNumCompactors(2)
 	if o.Bulk {
 		opt = opt.WithMemTableSize(64 << 20).

@@ -26,18 +26,23 @@ type Part struct {
 // metaPrefix marks the index terms of the metadata field.
 const metaPrefix = "\x01"
 
+// doc is one document: 48 bytes, one per document in the heap, so its
+// fields are ordered to leave no padding.
 type doc struct {
-	key    Key
+	ino    uint64 // with part, its Key
 	group  uint64 // documents of one group are neighbours
 	order  string // position in the group
+	part   uint32
 	length uint32
+	pos    int32 // index in its group's ordered list (valid when cached)
 	live   bool
-	pos    int  // index in its group's ordered list (valid when cached)
 	win    bool // scored as a window (see windowed; valid when cached)
 	// question: the document asks something (holds a '?'); its words
 	// count in the next document's window at Tuning.Reply.
 	question bool
 }
+
+func (d *doc) key() Key { return Key{Ino: d.ino, Part: d.part} }
 
 // Index is an in-memory BM25 index.
 type Index struct {
@@ -201,7 +206,7 @@ func (x *Index) docsOf(ino uint64) []uint32 {
 
 func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string, question bool) {
 	id := uint32(len(x.docs))
-	x.docs = append(x.docs, doc{key: k, group: group, order: order, length: uint32(len(toks)), live: true, question: question})
+	x.docs = append(x.docs, doc{ino: k.Ino, part: k.Part, group: group, order: order, length: uint32(len(toks)), live: true, question: question})
 	x.lens = append(x.lens, min(uint32(len(toks)), deadBit-1))
 	x.byIno[k.Ino] = append(x.docsOf(k.Ino), id)
 	x.live++
@@ -250,7 +255,7 @@ func (x *Index) maybeCompact() {
 	x.over, x.base = over, nil
 	x.byIno = map[uint64][]uint32{}
 	for id, d := range docs {
-		x.byIno[d.key.Ino] = append(x.byIno[d.key.Ino], uint32(id))
+		x.byIno[d.ino] = append(x.byIno[d.ino], uint32(id))
 	}
 	x.docs, x.dead = docs, 0
 	x.lens = lengths(docs)
@@ -320,7 +325,7 @@ func (x *Index) sortedGroups() {
 		wins := 0
 		for i, id := range ids {
 			d := &x.docs[id]
-			d.pos, d.win = i, x.seq[g] && d.length <= shortDoc
+			d.pos, d.win = int32(i), x.seq[g] && d.length <= shortDoc
 			if d.win {
 				wins++
 			}

@@ -148,7 +148,7 @@ func TestGroupsFollowMoves(t *testing.T) {
 		t.Fatalf("group 7 = %v", g)
 	}
 	for i, id := range x.groups[7] {
-		if x.docs[id].pos != i {
+		if int(x.docs[id].pos) != i {
 			t.Fatalf("pos of %d is %d, want %d", id, x.docs[id].pos, i)
 		}
 	}

@@ -48,7 +48,7 @@ func (x *Index) Image() *Image {
 		Lists: make([][]byte, 0, t), Counts: make([]int32, 0, t), Lasts: make([]uint32, 0, t),
 		TotalLen: x.totalLen, Live: x.live, Dead: x.dead, Gen: x.gen, skips: make([][]skip, 0, t)}
 	for i, d := range x.docs {
-		im.Docs[i] = DocImage{Ino: d.key.Ino, Part: d.key.Part, Group: d.group, Order: d.order, Length: d.length, Live: d.live, Question: d.question}
+		im.Docs[i] = DocImage{Ino: d.ino, Part: d.part, Group: d.group, Order: d.order, Length: d.length, Live: d.live, Question: d.question}
 	}
 	x.eachList(func(t string, p *postings) {
 		im.Terms = append(im.Terms, t)
@@ -115,7 +115,7 @@ func (s *segment) index() (*Index, error) {
 			return nil, fmt.Errorf("search: segment: document %d's order ends at %d of %d", i, end, len(s.orders))
 		}
 		live, g := s.flags[i]&1 != 0, s.groups[i]
-		fresh.docs[i] = doc{key: Key{s.inos[i], s.parts[i]}, group: g, order: s.orders[at:end], length: s.lengths[i],
+		fresh.docs[i] = doc{ino: s.inos[i], part: s.parts[i], group: g, order: s.orders[at:end], length: s.lengths[i],
 			live: live, question: s.flags[i]&2 != 0}
 		at = end
 		if live {

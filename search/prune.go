@@ -232,7 +232,7 @@ func (x *Index) scorePlain(acc *scratch, lists []*postings, idfs []float64, o Op
 			parts[i] = 0
 		}
 		total := own + prior
-		k := x.docs[d].key
+		k := x.docs[d].key()
 		h := Hit{Ino: k.Ino, Part: k.Part, Score: total, Base: own}
 		if full && !better(h, best[0].h) || !x.kept(h, o, keep) {
 			continue

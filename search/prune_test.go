@@ -81,7 +81,7 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 	var all []Hit
 	for _, id := range acc.touched {
 		if score[id] > 0 {
-			k := x.docs[id].key
+			k := x.docs[id].key()
 			all = append(all, Hit{Ino: k.Ino, Part: k.Part, Score: score[id], Base: base[id]})
 		}
 	}

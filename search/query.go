@@ -201,7 +201,7 @@ func (x *Index) pick(acc *scratch, o Options, keep map[uint64]bool, limit int) (
 		if sc <= 0 {
 			continue
 		}
-		k := x.docs[id].key
+		k := x.docs[id].key()
 		h := Hit{Ino: k.Ino, Part: k.Part, Score: sc, Base: acc.base[id]}
 		if best.Len() < limit {
 			heap.Push(&best, h)
@@ -289,7 +289,8 @@ func getScratch(n, nq int) *scratch {
 		s = &scratch{}
 	}
 	if len(s.base) < n {
-		s.base, s.score, s.slot = make([]float64, n+n/4), make([]float64, n+n/4), make([]uint32, n+n/4)
+		m := n + n/16 // room to grow, without a copy per new document
+		s.base, s.score, s.slot = make([]float64, m), make([]float64, m), make([]uint32, m)
 	}
 	s.nq = nq
 	return s

@@ -52,7 +52,7 @@ func (x *Index) windowed(id uint32) ([]uint32, bool) {
 		return nil, false
 	}
 	g := x.groups[d.group]
-	return g, d.pos < len(g) && g[d.pos] == id
+	return g, int(d.pos) < len(g) && g[d.pos] == id
 }
 
 // neighbour returns the document at position p of group g if there is one
@@ -72,7 +72,7 @@ func (x *Index) windowLen(id uint32, g []uint32, rs []reach, reply float64) floa
 	d := &x.docs[id]
 	l := float64(d.length)
 	for _, r := range rs {
-		if n, ok := x.neighbour(g, d.pos-r.off); ok {
+		if n, ok := x.neighbour(g, int(d.pos)-r.off); ok {
 			l += x.reachWeight(n, r, reply) * float64(x.docs[n].length)
 		}
 	}
@@ -104,7 +104,7 @@ func windowAvg(avg float64, rs []reach) float64 {
 // of group g to its own window and to its neighbours'.
 func (x *Index) spread(acc *scratch, id uint32, g []uint32, qi int, tf float64, rs []reach, reply float64) {
 	acc.tf(id)[qi] += tf
-	p := x.docs[id].pos
+	p := int(x.docs[id].pos)
 	for _, r := range rs {
 		if n, ok := x.neighbour(g, p+r.off); ok {
 			acc.tf(n)[qi] += x.reachWeight(id, r, reply) * tf

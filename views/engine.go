@@ -85,6 +85,8 @@ type Engine struct {
 	red redactCounts
 	// qc caches search results by generation (qcache.go); nil: off.
 	qc *cache.Sized[string, []Result]
+	// afterSearch, if set, runs after every search (SetAfterSearch).
+	afterSearch func()
 
 	// pathMu guards paths, a memo of directory paths valid for the
 	// catalog generation pathGen.

@@ -27,6 +27,11 @@ func (e *Engine) SetCacheBytes(bytes int64) {
 	e.qc = cache.NewSized[string, []Result](bytes)
 }
 
+// SetAfterSearch sets fn to run after every search, before Start: the
+// mount checks there what the search brought into its resident set
+// (internal/resident).
+func (e *Engine) SetAfterSearch(fn func()) { e.afterSearch = fn }
+
 // CacheStats returns the counters of the query-result cache.
 func (e *Engine) CacheStats() cache.Stats { return e.qc.Stats() }
 

@@ -153,6 +153,9 @@ func (e *Engine) Search(q Query, scope Filter) []Result {
 // filter then keeps nothing, so the index finishes at once.
 func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result, error) {
 	e.snap.lastSearch.Store(time.Now().UnixNano()) // a snapshot write yields (persist.go)
+	if e.afterSearch != nil {
+		defer e.afterSearch()
+	}
 	e.Ready()
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mnemofs/mnemofs/internal/resident"
 	"io"
 	"log"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -47,7 +49,7 @@ func mountCmd() *cobra.Command {
 			return mount(args[0], cfg, user, int64(n), model)
 		},
 	}
-	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off)")
+	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off), and how far the mapped index and store tables may grow in the resident set")
 	c.Flags().StringVar(&model, "model", "", "embedding model for hybrid search: a directory (cybertron layout) or a name from 'mnemofs model list'")
 	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
@@ -202,6 +204,11 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	eng := views.NewEngine(cfg.Logger)
 	content, queries := cache.Split(cacheBytes)
 	eng.SetCacheBytes(queries)
+	// The mapped snapshot's and Badger tables' pages a search touched
+	// count in the resident set until given back (internal/resident).
+	trim := resident.Start(data, max(cacheBytes, 16<<20), time.Second)
+	defer trim.Stop()
+	eng.SetAfterSearch(trim.Poke)
 	if enc != nil {
 		eng.SetEncoder(enc)
 	}
@@ -223,6 +230,12 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	defer close(sized)
 	go func() {
 		<-eng.Loaded()
+		if os.Getenv("GOGC") == "" {
+			// A mount runs for days: once the index is read or built
+			// (a batch job, at Go's default), the heap may grow to 1.5
+			// times what is live, not twice, for a little more GC work.
+			debug.SetGCPercent(50)
+		}
 		cpus.indexSize(eng.Documents())
 		cpus.loadedIndex()
 		t := time.NewTicker(30 * time.Second) // the store grows while mounted

@@ -1,0 +1,112 @@
+package resident
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// mapped writes size bytes of a pattern to dir/name, maps the file and
+// touches every page of it.
+func mapped(t *testing.T, dir, name string, size int) []byte {
+	t.Helper()
+	data := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Munmap(m) })
+	sum := 0
+	for i := 0; i < len(m); i += 4096 {
+		sum += int(m[i])
+	}
+	if sum == 0 {
+		t.Fatal("nothing read")
+	}
+	return m
+}
+
+// TestTrim: the pages of a mapped snapshot and of a mapped table leave
+// the resident set; a mapping of another kind, or outside the directory,
+// stays; what the mappings read afterwards is unchanged.
+func TestTrim(t *testing.T) {
+	// On disk, not tmpfs: a reclaimed page of a table must be readable
+	// again from its file. (The test's directory is in the package.)
+	dir, err := os.MkdirTemp(".", "trim-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	const size = 32 << 20
+	before, err := FileRSS()
+	if err != nil {
+		t.Skipf("no RssFile in /proc/self/status: %v", err)
+	}
+	snap := mapped(t, dir, "views.snap", size)
+	sst := mapped(t, dir, "000001.sst", size)
+	other := mapped(t, dir, "000001.vlog", size)
+	touched, _ := FileRSS()
+	if touched-before < 3*size*9/10 {
+		t.Fatalf("mapping and reading %d MiB raised RssFile by only %d MiB", 3*size>>20, (touched-before)>>20)
+	}
+	n, err := Trim(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2*size {
+		t.Errorf("Trim covered %d bytes of mappings, want %d", n, 2*size)
+	}
+	after, _ := FileRSS()
+	if left := after - before; left > size+size/4 {
+		t.Errorf("after the trim RssFile is %d MiB above the start; the vlog mapping alone is %d MiB", left>>20, size>>20)
+	}
+	for _, m := range [][]byte{snap, sst, other} {
+		if !bytes.Equal(m[size-16:], []byte("0123456789abcdef")) || !bytes.Equal(m[:16], []byte("0123456789abcdef")) {
+			t.Fatal("a mapping reads other bytes after the trim")
+		}
+	}
+}
+
+// TestTrimmerBudget: a trimmer lets the mapped files grow to its budget,
+// and a poke past it trims.
+func TestTrimmerBudget(t *testing.T) {
+	dir, err := os.MkdirTemp(".", "trim-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if _, err := FileRSS(); err != nil {
+		t.Skipf("no RssFile in /proc/self/status: %v", err)
+	}
+	tr := Start(dir, 48<<20, time.Hour)
+	defer tr.Stop()
+	mapped(t, dir, "a.snap", 16<<20)
+	if tr.Check() {
+		t.Error("trimmed below the budget")
+	}
+	mapped(t, dir, "b.snap", 64<<20)
+	tr.Poke()
+	deadline := time.Now().Add(5 * time.Second)
+	for tr.Trims() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if tr.Trims() == 0 {
+		t.Fatal("a poke past the budget did not trim")
+	}
+	if n, _ := FileRSS(); n-tr.base > 48<<20 {
+		t.Errorf("after the trim RssFile is %d MiB above the start, past the budget", (n-tr.base)>>20)
+	}
+}
