@@ -87,8 +87,12 @@ func (e *Engine) loadSnapshot() bool {
 	if len(changes) > 0 {
 		e.snapSoon()
 	}
-	e.log.Printf("views: read the index of %d memories from its snapshot and applied %d changes since, in %v",
-		entries, len(changes), time.Since(t0).Round(time.Millisecond))
+	how := "removals from the store's log"
+	if !since.Logged {
+		how = "removals found by a walk of every inode: the log does not reach back to the snapshot"
+	}
+	e.log.Printf("views: read the index of %d memories from its snapshot and applied %d changes since (%s), in %v",
+		entries, len(changes), how, time.Since(t0).Round(time.Millisecond))
 	return true
 }
 
