@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -153,12 +154,36 @@ func TestSegmentChecked(t *testing.T) {
 // A list cut short (its last varint unfinished) ends there.
 func TestCursorStopsOnACutList(t *testing.T) {
 	for _, b := range [][]byte{{0x80}, {5, 0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}} {
-		c := cursor{b: b}
+		c := cursor{b: b, max: ^uint32(0)}
 		n := 0
 		for _, _, ok := c.next(); ok; _, _, ok = c.next() {
 			if n++; n > len(b) {
 				t.Fatalf("%x: no end", b)
 			}
 		}
+	}
+}
+
+// A list whose gaps name a document past its last (a malformed segment
+// whose checksum holds) ends before it: a search must not index past the
+// document table.
+func TestCursorStopsPastItsLast(t *testing.T) {
+	var p postings
+	p.add(2, 1, 10)
+	p.add(5, 1, 10)
+	p.b = binary.AppendUvarint(p.b, 1000) // a third posting, at 1005
+	p.b = binary.AppendUvarint(p.b, 1)
+	var got []uint32
+	p.each(func(doc, _ uint32) { got = append(got, doc) })
+	if !slices.Equal(got, []uint32{2, 5}) {
+		t.Errorf("postings read %v, want [2 5]", got)
+	}
+	c := p.block(0)
+	n := 0
+	for _, _, ok := c.next(); ok; _, _, ok = c.next() {
+		n++
+	}
+	if n != 2 {
+		t.Errorf("the block read %d postings, want 2", n)
 	}
 }

@@ -82,7 +82,7 @@ func (p *postings) add(doc, tf, length uint32) {
 
 // each calls fn for every posting in order.
 func (p *postings) each(fn func(doc, tf uint32)) {
-	for c := (cursor{b: p.b}); ; {
+	for c := p.cursor(); ; {
 		doc, tf, ok := c.next()
 		if !ok {
 			return
@@ -131,8 +131,12 @@ func (p *postings) block(i int) cursor {
 		prev := p.skipAt(i - 1)
 		from, doc = prev.end, prev.last
 	}
-	return cursor{b: p.b[from:p.skipAt(i).end], doc: doc}
+	s := p.skipAt(i)
+	return cursor{b: p.b[from:s.end], doc: doc, max: s.last}
 }
+
+// cursor returns a cursor on the whole list.
+func (p *postings) cursor() cursor { return cursor{b: p.b, max: p.last} }
 
 // bound is the highest BM25 contribution of a posting with frequency at
 // most tf in a document of at least length l, at idf: BM25 grows with the
@@ -153,9 +157,14 @@ func (p *postings) ubound(idf float64, t *Tuning, avg float64) float64 {
 
 // cursor walks a posting list; a list cut short or with an overlong
 // varint ends where it stops making sense.
+// cursor reads a list's postings; max is the highest document it may
+// name (the list's or the block's last, which a loaded segment's checks
+// hold below the document count): a gap past it ends the list, as a
+// malformed list must not name a document the index does not have.
 type cursor struct {
 	b   []byte
 	doc uint32
+	max uint32
 }
 
 func (c *cursor) next() (doc, tf uint32, ok bool) {
@@ -169,6 +178,10 @@ func (c *cursor) next() (doc, tf uint32, ok bool) {
 	}
 	t, m := binary.Uvarint(c.b[n:])
 	if m <= 0 {
+		c.b = nil
+		return 0, 0, false
+	}
+	if gap > uint64(c.max-c.doc) || c.doc > c.max {
 		c.b = nil
 		return 0, 0, false
 	}

@@ -175,7 +175,7 @@ func (x *Index) idf(ps *postings) float64 {
 			df = c
 		} else {
 			df = 0
-			for c := (cursor{b: ps.b}); ; {
+			for c := ps.cursor(); ; {
 				doc, _, ok := c.next()
 				if !ok {
 					break
