@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/internal/resident"
 	"io"
 	"log"
@@ -49,7 +50,7 @@ func mountCmd() *cobra.Command {
 			return mount(args[0], cfg, user, int64(n), model)
 		},
 	}
-	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off), and how far the mapped index and store tables may grow in the resident set")
+	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off), and half of it is how far the mapped index and store tables may grow in the resident set")
 	c.Flags().StringVar(&model, "model", "", "embedding model for hybrid search: a directory (cybertron layout) or a name from 'mnemofs model list'")
 	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
@@ -204,11 +205,6 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	eng := views.NewEngine(cfg.Logger)
 	content, queries := cache.Split(cacheBytes)
 	eng.SetCacheBytes(queries)
-	// The mapped snapshot's and Badger tables' pages a search touched
-	// count in the resident set until given back (internal/resident).
-	trim := resident.Start(data, max(cacheBytes, 16<<20), time.Second)
-	defer trim.Stop()
-	eng.SetAfterSearch(trim.Poke)
 	if enc != nil {
 		eng.SetEncoder(enc)
 	}
@@ -220,6 +216,16 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if err != nil {
 		return err
 	}
+	// The mapped snapshot's and Badger tables' pages a search touched
+	// count in the resident set until given back (internal/resident);
+	// stopped before the store closes (it pins Badger's tables).
+	var pin resident.Pin
+	if m, ok := backend.AsMapped(kv); ok {
+		pin = m.PinMapped
+	}
+	trim := resident.Start(data, max(cacheBytes/2, 16<<20), time.Second, pin)
+	defer trim.Stop()
+	eng.SetAfterSearch(trim.Poke)
 	// Every CPU for reading the snapshot or building the index (a batch
 	// job, with parts in parallel), then one less for serving requests,
 	// except while background work runs (procs.go).
@@ -254,6 +260,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	srv, err := fusefs.Mount(mnt, st, n, cfg)
 	if err != nil {
 		eng.Stop() // before the deferred enc.Close: its worker may be encoding
+		trim.Stop()
 		st.Close()
 		kv.Close()
 		return fail("cannot mount %s: %v", mnt, err)
@@ -305,6 +312,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	}
 	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", where, mnt, as, mnt)
 	srv.Wait()
+	trim.Stop()
 	stopMaintenance()
 	stopProfile()
 	signal.Stop(sig)

@@ -6,18 +6,15 @@
 // read touches stays mapped in the process until the kernel needs the
 // memory, so the resident set grows with what was ever read, toward the
 // size of the store. A Trimmer watches the process's file-backed resident
-// memory and, past its budget, gives those pages back:
+// memory and, past its budget, tells the kernel those pages are not
+// needed (madvise MADV_DONTNEED): they leave the resident set and stay in
+// the page cache, so the next touch of one is a minor fault, not a disk
+// read.
 //
-//   - the snapshot's mappings, which mnemofs never unmaps, with
-//     MADV_DONTNEED: the pages leave the resident set and stay in the
-//     page cache, so the next touch of one is a minor fault;
-//   - Badger's tables with MADV_PAGEOUT, which reclaims them (a clean
-//     page of a table is dropped; the next touch reads the disk, and
-//     Badger's block cache keeps the hot blocks). Not DONTNEED: Badger
-//     unmaps a table when compaction retires it, and between the read
-//     of /proc/self/maps and the call the range could be anonymous
-//     memory mapped anew, which DONTNEED would zero; PAGEOUT never
-//     loses data, whatever the range holds.
-//
-// What Badger writes (its memtable's log, the value log) is left alone.
+// DONTNEED on a range that is no longer the file's (unmapped, and
+// anonymous memory mapped there anew) would zero that memory, so it is
+// given only to ranges that cannot be unmapped meanwhile: the snapshot's,
+// which mnemofs never unmaps, and Badger's tables while the engine pins
+// them (backend.Mapped). What Badger writes (its memtable's log, the
+// value log) is left alone.
 package resident

@@ -16,6 +16,7 @@ import (
 // Trimmer trims the mapped files under one directory past a budget.
 type Trimmer struct {
 	dir    string
+	pin    Pin
 	budget int64
 	base   int64 // file-backed resident bytes at the start (the binary's own text, libraries)
 	stop   chan struct{}
@@ -23,13 +24,19 @@ type Trimmer struct {
 	wg     sync.WaitGroup
 	trims  int
 	mu     sync.Mutex
+	once   sync.Once
 }
 
-// Start checks every interval (and when poked) whether the file-backed resident memory
-// grew by more than budget bytes since the start, and if so trims the
-// mappings of files under dir. Stop ends it.
-func Start(dir string, budget int64, every time.Duration) *Trimmer {
-	t := &Trimmer{dir: filepath.Clean(dir), budget: budget, stop: make(chan struct{}), poke: make(chan struct{}, 1)}
+// Pin keeps the files an engine maps (and unmaps on its own) mapped until
+// unpin, and names them (backend.Mapped.PinMapped).
+type Pin func() (paths []string, unpin func(), err error)
+
+// Start checks every interval (and when poked) whether the file-backed
+// resident memory grew by more than budget bytes since the start, and if
+// so trims the mappings of files under dir (those pin names among them;
+// pin may be nil). Stop ends it.
+func Start(dir string, budget int64, every time.Duration, pin Pin) *Trimmer {
+	t := &Trimmer{dir: filepath.Clean(dir), pin: pin, budget: budget, stop: make(chan struct{}), poke: make(chan struct{}, 1)}
 	t.base, _ = FileRSS()
 	t.wg.Add(1)
 	go func() {
@@ -67,7 +74,7 @@ func (t *Trimmer) Check() bool {
 	if err != nil || n-t.base <= t.budget {
 		return false
 	}
-	if n, err := Trim(t.dir); err != nil || n == 0 {
+	if n, err := Trim(t.dir, t.pin); err != nil || n == 0 {
 		return false
 	}
 	t.mu.Lock()
@@ -83,9 +90,9 @@ func (t *Trimmer) Trims() int {
 	return t.trims
 }
 
-// Stop ends the checks.
+// Stop ends the checks (a second call does nothing).
 func (t *Trimmer) Stop() {
-	close(t.stop)
+	t.once.Do(func() { close(t.stop) })
 	t.wg.Wait()
 }
 
@@ -109,30 +116,30 @@ func FileRSS() (int64, error) {
 	return 0, os.ErrNotExist
 }
 
-// advice is how Trim lets go of a mapped file: 0 for one it keeps.
-func advice(name string) int {
-	name = strings.TrimSuffix(name, " (deleted)")
-	switch {
-	case strings.HasSuffix(name, ".snap"):
-		return unix.MADV_DONTNEED
-	case strings.HasSuffix(name, ".sst"):
-		return unix.MADV_PAGEOUT
+// Trim drops from the resident set every mapping of a snapshot (*.snap)
+// under dir, and of the files pin names (nil: none) while pinned, and
+// returns how many bytes of mappings it covered.
+func Trim(dir string, pin Pin) (int64, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return 0, err
 	}
-	return 0
-}
-
-// Trim drops from the resident set every mapping of a file under dir that
-// advice names, and returns how many bytes of mappings it covered.
-func Trim(dir string) (int64, error) {
+	pinned := map[string]bool{}
+	if pin != nil {
+		paths, unpin, err := pin()
+		if err != nil {
+			return 0, err
+		}
+		defer unpin()
+		for _, p := range paths {
+			pinned[p] = true
+		}
+	}
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return 0, err
-	}
 	prefix := abs + "/"
 	var total int64
 	sc := bufio.NewScanner(f)
@@ -143,9 +150,8 @@ func Trim(dir string) (int64, error) {
 			continue
 		}
 		path := strings.Join(fields[5:], " ")
-		adv := advice(path)
-		if !strings.HasPrefix(path, prefix) || adv == 0 {
-			continue
+		if !strings.HasPrefix(path, prefix) || !(strings.HasSuffix(path, ".snap") || pinned[path]) {
+			continue // (a deleted file's path ends " (deleted)": never pinned)
 		}
 		lo, hi, ok := strings.Cut(fields[0], "-")
 		if !ok {
@@ -156,9 +162,7 @@ func Trim(dir string) (int64, error) {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
-		// The mapping may be gone meanwhile (a table compacted away):
-		// madvise on an unmapped range fails with ENOMEM, harmlessly.
-		_, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), uintptr(adv))
+		_, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_DONTNEED)
 		if errno == 0 {
 			total += int64(end - start)
 		}
