@@ -250,6 +250,8 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 			select {
 			case <-t.C:
 				cpus.indexSize(eng.Documents())
+				// The inode cache keeps what a find read, unless shed.
+				st.ShedInodes(1 << 16)
 			case <-sized:
 				return
 			}

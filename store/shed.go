@@ -1,0 +1,36 @@
+package store
+
+// ShedInodes empties the inode cache of every inode no open file has
+// (write state) when it holds more than keep: the cache otherwise keeps
+// every inode ever read, and a pass over every memory (the views' build)
+// or a find over the tree reads them all. What goes is read again from
+// the KV when asked for, as after a forget. It returns how many went.
+func (s *Store) ShedInodes(keep int) int {
+	s.icMu.RLock()
+	n := len(s.inodes)
+	s.icMu.RUnlock()
+	if n <= keep {
+		return 0
+	}
+	// Under mu no namespace change or commit is under way, and no open
+	// state is made (Open takes mu): the write states seen are all.
+	s.mu.Lock()
+	defer s.unlock()
+	s.filesMu.Lock()
+	open := make(map[uint64]bool, len(s.writes))
+	for ino := range s.writes {
+		open[ino] = true
+	}
+	s.filesMu.Unlock()
+	s.icMu.Lock()
+	defer s.icMu.Unlock()
+	shed := 0
+	for ino := range s.inodes {
+		if !open[ino] && ino != RootIno {
+			delete(s.inodes, ino)
+			shed++
+		}
+	}
+	s.forgets++
+	return shed
+}

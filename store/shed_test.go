@@ -1,0 +1,55 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// TestShedInodes: shedding the inode cache keeps the inode of a file open
+// for writing (its size not yet committed lives there) and loses nothing
+// of the others, which are read again from the KV.
+func TestShedInodes(t *testing.T) {
+	s := newStore(t, Options{})
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	var inos []uint64
+	for n := range 20 {
+		inos = append(inos, writeFile(t, s, w.Ino, fmt.Sprintf("f%d", n), []byte(fmt.Sprintf("content %d", n))))
+	}
+	open := inos[3]
+	must(t, s.Open(open, false))
+	_, err = s.WriteAt(open, []byte("and more, not yet committed"), 9)
+	must(t, err)
+	if n := s.ShedInodes(1000); n != 0 {
+		t.Errorf("shed %d inodes with room for 1000", n)
+	}
+	if n := s.ShedInodes(0); n < 19 {
+		t.Errorf("shed %d inodes, want at least the 19 closed files", n)
+	}
+	s.icMu.RLock()
+	_, kept := s.inodes[open]
+	s.icMu.RUnlock()
+	if !kept {
+		t.Fatal("the inode of the file open for writing was shed")
+	}
+	if a, err := s.Attr(open); err != nil || a.Size != 9+27 {
+		t.Fatalf("the open file's size after the shed: %d %v, want 36", a.Size, err)
+	}
+	must(t, s.Release(open))
+	for n, ino := range inos {
+		want := []byte(fmt.Sprintf("content %d", n))
+		if ino == open {
+			want = []byte("content 3and more, not yet committed")
+		}
+		if got := readAll(t, s, ino); !bytes.Equal(got, want) {
+			t.Errorf("f%d after the shed: %q, want %q", n, got, want)
+		}
+	}
+	must(t, s.Rename(w.Ino, "f5", w.Ino, "g5", 0))
+	s.ShedInodes(0)
+	if _, err := s.Lookup(w.Ino, "g5"); err != nil {
+		t.Errorf("a rename after a shed: %v", err)
+	}
+	fsckClean(t, s)
+}
