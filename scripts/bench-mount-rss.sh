@@ -12,8 +12,9 @@
 #   N=1000000 bash scripts/bench-mount-rss.sh
 #
 # Environment: N (100000), RUNS (3), QUERIES (1000), MOUNT_FLAGS (extra
-# `mnemofs mount` flags, e.g. --cache-size 256MiB), SCRATCH_PARENT
-# (/var/tmp), KEEP=1 keeps the scratch area.
+# `mnemofs mount` flags, e.g. --cache-size 256MiB), PROFILE_DIR (each
+# mount's heap profile at its end: mem.<run>.prof, and its log),
+# SCRATCH_PARENT (/var/tmp), KEEP=1 keeps the scratch area.
 set -euo pipefail
 
 NAME=bench-mount-rss
@@ -56,12 +57,13 @@ WORDS=(user prefers concise answers dark mode meeting notes project deadline dep
 	rationale follow tomorrow customer issue latency cache index python rust golang kubernetes terraform
 	invoice travel flight hotel birthday recipe garden book)
 
-# mount_once QUERIES SETTLE: one mount; prints the first search's time,
-# the queries' time and the memory lines.
+# mount_once QUERIES RUN: one mount; prints the first search's time, the
+# queries' time and the memory lines.
 mount_once() {
 	local q=$1 t0 t1 pid
 	t0=$(date +%s.%N)
-	"$BIN" mount --data "$DATA" "${FLAGS[@]}" "$MNT" >"$SCRATCH/mount.log" 2>&1 &
+	MNEMOFS_MEMPROFILE=${PROFILE_DIR:+$PROFILE_DIR/mem.$2.prof} \
+		"$BIN" mount --data "$DATA" "${FLAGS[@]}" "$MNT" >"$SCRATCH/mount.log" 2>&1 &
 	pid=$!
 	until ls "$MNT/search/morning coffee/" >/dev/null 2>&1; do
 		kill -0 "$pid" 2>/dev/null || { cat "$SCRATCH/mount.log" >&2; die "the mount exited"; }
@@ -80,12 +82,16 @@ mount_once() {
 	"$BIN" unmount "$MNT"
 	wait "$pid" || true
 	grep -h "from its snapshot" "$SCRATCH/mount.log" | sed 's/^/    /' || true
+	if [ -n "${PROFILE_DIR:-}" ]; then
+		cp "$SCRATCH/mount.log" "$PROFILE_DIR/mount.$2.log"
+	fi
 }
 
 echo "## $NAME $(date +%Y%m%d-%H%M%S): N=$N, $(nproc) CPUs, mnemofs $(git rev-parse --short HEAD)${MOUNT_FLAGS:+, flags $MOUNT_FLAGS}"
 echo "build (first mount):"
-mount_once 10
+[ -n "${PROFILE_DIR:-}" ] && mkdir -p "$PROFILE_DIR"
+mount_once 10 0
 for r in $(seq "$RUNS"); do
 	echo "run $r (from the snapshot):"
-	mount_once "$QUERIES"
+	mount_once "$QUERIES" "$r"
 done
