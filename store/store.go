@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/binary"
 	"errors"
 	"log"
 	"sync"
@@ -262,41 +261,6 @@ func (s *Store) KV() backend.KV { return s.kv }
 
 // Now returns the store's clock.
 func (s *Store) Now() time.Time { return s.now() }
-
-func (s *Store) init() error {
-	return s.kv.Update(func(t backend.Txn) error {
-		_, err := t.Get(backend.StoreKey("version"))
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, backend.ErrNotFound) {
-			return err
-		}
-		now := s.now().UnixNano()
-		root := &Inode{Ino: RootIno, Mode: syscall.S_IFDIR | 0o755, Uid: uint32(syscall.Getuid()),
-			Gid: uint32(syscall.Getgid()), Atime: now, Mtime: now, Ctime: now, Btime: now}
-		next := uint64(RootIno + 1)
-		for _, name := range DefaultTrees {
-			d := &Inode{Ino: next, Mode: syscall.S_IFDIR | 0o755, Uid: root.Uid, Gid: root.Gid,
-				Atime: now, Mtime: now, Ctime: now, Btime: now, Links: []Link{{RootIno, name}}}
-			root.Subdirs++
-			if err := putInode(t, d); err != nil {
-				return err
-			}
-			if err := t.Set(backend.DirentKey(RootIno, name), encodeDirent(d.Ino, d.Mode)); err != nil {
-				return err
-			}
-			next++
-		}
-		if err := putInode(t, root); err != nil {
-			return err
-		}
-		if err := t.Set(backend.StoreKey("nextino"), binary.BigEndian.AppendUint64(nil, next)); err != nil {
-			return err
-		}
-		return t.Set(backend.StoreKey("version"), []byte("1"))
-	})
-}
 
 func putInode(t backend.Txn, i *Inode) error { return t.Set(backend.InodeKey(i.Ino), i.encode()) }
 

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/mnemofs/mnemofs/backend"
-	"github.com/mnemofs/mnemofs/internal/resident"
 	"io"
 	"log"
 	"os"
@@ -12,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -216,14 +213,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if err != nil {
 		return err
 	}
-	// The mapped snapshot's and Badger tables' pages a search touched
-	// count in the resident set until given back (internal/resident);
-	// stopped before the store closes (it pins Badger's tables).
-	var pin resident.Pin
-	if m, ok := backend.AsMapped(kv); ok {
-		pin = m.PinMapped
-	}
-	trim := resident.Start(data, max(cacheBytes/2, 16<<20), time.Second, pin)
+	trim := startTrim(data, cacheBytes, kv, eng)
 	defer trim.Stop()
 	eng.SetAfterSearch(trim.Poke)
 	// Every CPU for reading the snapshot or building the index (a batch
@@ -236,12 +226,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	defer close(sized)
 	go func() {
 		<-eng.Loaded()
-		if os.Getenv("GOGC") == "" {
-			// A mount runs for days: once the index is read or built
-			// (a batch job, at Go's default), the heap may grow to 1.5
-			// times what is live, not twice, for a little more GC work.
-			debug.SetGCPercent(50)
-		}
+		lowerGC()
 		cpus.indexSize(eng.Documents())
 		cpus.loadedIndex()
 		t := time.NewTicker(30 * time.Second) // the store grows while mounted
