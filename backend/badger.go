@@ -87,7 +87,14 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		WithMemTableSize(16 << 20).
 		WithNumMemtables(3).
 		WithBlockCacheSize(16 << 20).
-		WithNumCompactors(2)
+		WithNumCompactors(2).
+		// A compaction holds every table it builds whole in memory until
+		// it is written, up to 8 + its splits at once, and Badger's
+		// default sizes grow twofold a level (8 MiB at the last level
+		// of a 1 GB store): hundreds of MiB while a mount compacts. Tables
+		// of 2 MiB at every level bound that to tens.
+		WithBaseTableSize(2 << 20)
+	opt.TableSizeMultiplier = 1 // no With method
 	if o.Bulk {
 		opt = opt.WithMemTableSize(64 << 20).
 			WithNumLevelZeroTables(10).WithNumLevelZeroTablesStall(20).
