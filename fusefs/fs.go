@@ -38,6 +38,8 @@ type FS struct {
 
 	notify *Notifier
 	log    *log.Logger
+	// prune bounds the nodes the kernel keeps (prune.go).
+	prune *pruner
 }
 
 // logf reports something the kernel's errno cannot say (why a write was
@@ -98,6 +100,7 @@ func (f *FS) newNode(ctx context.Context, parent *fs.Inode, i *store.Inode, out 
 	}
 	child := parent.NewInode(ctx, ops, fs.StableAttr{Mode: i.Mode & syscall.S_IFMT, Ino: i.Ino})
 	f.track(i.Ino, child)
+	f.prune.add(child)
 	return child
 }
 

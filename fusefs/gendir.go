@@ -102,7 +102,9 @@ func (g *genDir) childTTL(ctx context.Context, key string, ops fs.InodeEmbedder,
 		// Any change of a memory may empty it: dropped then (viewLinks).
 		g.fsys.viewLinks.add(anyMemory, g.EmbeddedInode(), path.Base(key))
 	}
-	return g.NewInode(ctx, ops, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: ino})
+	ch := g.NewInode(ctx, ops, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: ino})
+	g.fsys.prune.add(ch)
+	return ch
 }
 
 // genFileChild returns a generated file below g.
@@ -115,6 +117,7 @@ func (g *genDir) genFileChild(ctx context.Context, key string, gen func(context.
 func (g *genDir) genFileAttrChild(ctx context.Context, key string, gen func(context.Context, views.May) ([]byte, error), attr func(*fuse.Attr), out *fuse.EntryOut) *fs.Inode {
 	ino := synthIno(key)
 	ch := g.NewInode(ctx, &genFile{fsys: g.fsys, gen: gen, attr: attr}, fs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+	g.fsys.prune.add(ch)
 	// The live node (go-fuse keeps the one the kernel knows) fills the
 	// reply: its content snapshot then answers the open that follows.
 	ch.Operations().(*genFile).fill(ctx, ino, &out.Attr)

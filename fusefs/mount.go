@@ -26,18 +26,31 @@ type Config struct {
 	// NoPassthrough keeps all file data going through the daemon even
 	// where the kernel could read and write content files itself.
 	NoPassthrough bool
+	// MaxNodes bounds the nodes the kernel keeps looked up; past it the
+	// oldest are dropped (prune.go). 0: DefaultMaxNodes.
+	MaxNodes int
+	// pruneByEntry: drop nodes by invalidating their entries even where
+	// the kernel has FUSE_NOTIFY_PRUNE (tests of the older kernels' way).
+	pruneByEntry bool
 }
 
 // Server is a mounted filesystem.
 type Server struct {
 	*fuse.Server
 	notify *Notifier
+	prune  *pruner
 }
 
 // Unmount unmounts and stops sending notifications.
 func (s *Server) Unmount() error {
 	s.notify.stop()
 	return s.Server.Unmount()
+}
+
+// Wait waits until the filesystem is unmounted, however that came about.
+func (s *Server) Wait() {
+	s.Server.Wait()
+	s.prune.close()
 }
 
 // Mount mounts st at mountpoint. n (from NewNotifier) must be the notifier
@@ -47,7 +60,7 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 		n = NewNotifier()
 	}
 	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n, eng: cfg.Views, log: cfg.Logger,
-		allowOther: cfg.AllowOther, ownerUid: uint32(os.Getuid())}
+		allowOther: cfg.AllowOther, ownerUid: uint32(os.Getuid()), prune: newPruner(cfg.MaxNodes)}
 	root := &rootNode{dirNode{node{fsys: f, ino: store.RootIno}}}
 	// Timeouts are set per reply (see ttl in fs.go): real nodes are
 	// cached, generated ones are not. Missing names are not cached
@@ -97,11 +110,12 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 		return nil, err
 	}
 	n.start(f)
+	f.prune.start(srv, cfg.pruneByEntry)
 	cfg.Views.SetListener(f.memoryChanged)
 	if !cfg.NoPassthrough && !cfg.ReadOnly && canPassthrough(srv, cfg.DataDir) {
 		st.EnablePassthrough()
 	}
-	return &Server{Server: srv, notify: n}, nil
+	return &Server{Server: srv, notify: n, prune: f.prune}, nil
 }
 
 // canPassthrough reports whether the kernel takes backing files from this

@@ -27,6 +27,13 @@ type testFS struct {
 // mountAt mounts the store in data (created if empty) on a new temp dir.
 func mountAt(t testing.TB, data string, o store.Options) *testFS {
 	t.Helper()
+	return mountWith(t, data, o, Config{})
+}
+
+// mountWith is mountAt with cfg's settings (its DataDir, Views and Debug
+// are set here).
+func mountWith(t testing.TB, data string, o store.Options, cfg Config) *testFS {
+	t.Helper()
 	testfuse.Require(t)
 	kv := testKV(t, data)
 	n := NewNotifier()
@@ -43,7 +50,8 @@ func mountAt(t testing.TB, data string, o store.Options) *testFS {
 	}
 	eng.Start(st)
 	mnt := t.TempDir()
-	srv, err := Mount(mnt, st, n, Config{DataDir: data, Views: eng, Debug: os.Getenv("MNEMOFS_FUSE_DEBUG") != ""})
+	cfg.DataDir, cfg.Views, cfg.Debug = data, eng, os.Getenv("MNEMOFS_FUSE_DEBUG") != ""
+	srv, err := Mount(mnt, st, n, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

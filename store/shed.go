@@ -34,3 +34,22 @@ func (s *Store) ShedInodes(keep int) int {
 	s.forgets++
 	return shed
 }
+
+// ShedListings empties the directory cache when its listings hold more
+// than keep entries in all: it otherwise keeps every directory ever
+// listed or looked in, whole, and a find over a million memories holds
+// them all (about 130 bytes an entry). A listing is read again from the
+// KV at its directory's next use. It returns how many entries went.
+func (s *Store) ShedListings(keep int) int {
+	s.dcMu.RLock()
+	n := 0
+	for _, l := range s.dc {
+		n += len(l.m)
+	}
+	s.dcMu.RUnlock()
+	if n <= keep {
+		return 0
+	}
+	s.dcReset()
+	return n
+}

@@ -53,3 +53,44 @@ func TestShedInodes(t *testing.T) {
 	}
 	fsckClean(t, s)
 }
+
+// TestShedListings: past its bound the directory cache is emptied, and
+// every lookup, listing and change after that is as before it.
+func TestShedListings(t *testing.T) {
+	s := newStore(t, Options{})
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	for n := range 30 {
+		writeFile(t, s, w.Ino, fmt.Sprintf("f%02d", n), []byte("x"))
+	}
+	if _, err := s.ReadDir(w.Ino); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.ShedListings(1000); n != 0 {
+		t.Errorf("shed %d entries with room for 1000", n)
+	}
+	if n := s.ShedListings(10); n < 30 {
+		t.Errorf("shed %d entries, want at least working/'s 30", n)
+	}
+	s.dcMu.RLock()
+	left := len(s.dc)
+	s.dcMu.RUnlock()
+	if left != 0 {
+		t.Fatalf("%d listings left after the shed", left)
+	}
+	must(t, s.Rename(w.Ino, "f05", w.Ino, "g05", 0))
+	writeFile(t, s, w.Ino, "new", []byte("y"))
+	s.ShedListings(0)
+	ents, err := s.ReadDir(w.Ino)
+	must(t, err)
+	names := map[string]bool{}
+	for _, e := range ents {
+		names[e.Name] = true
+	}
+	if len(ents) != 31 || !names["g05"] || names["f05"] || !names["new"] {
+		t.Fatalf("working/ after sheds: %d entries, g05 %v, f05 %v, new %v", len(ents), names["g05"], names["f05"], names["new"])
+	}
+	if _, err := s.Lookup(w.Ino, "f05"); err == nil {
+		t.Fatal("the renamed name is still found after a shed")
+	}
+}

@@ -47,7 +47,7 @@ func mountCmd() *cobra.Command {
 			return mount(args[0], cfg, user, int64(n), model)
 		},
 	}
-	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off), and half of it is how far the mapped index and store tables may grow in the resident set")
+	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off); half of it is how far the mapped index and store tables may grow in the resident set, and one per KiB of it (at least 16384) is how many files and directories the kernel keeps looked up")
 	c.Flags().StringVar(&model, "model", "", "embedding model for hybrid search: a directory (cybertron layout) or a name from 'mnemofs model list'")
 	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
@@ -201,6 +201,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	cfg.Logger = log.New(os.Stderr, "mnemofs: ", 0)
 	eng := views.NewEngine(cfg.Logger)
 	content, queries := cache.Split(cacheBytes)
+	cfg.MaxNodes = cache.Nodes(cacheBytes)
 	eng.SetCacheBytes(queries)
 	if enc != nil {
 		eng.SetEncoder(enc)
@@ -229,14 +230,19 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		lowerGC()
 		cpus.indexSize(eng.Documents())
 		cpus.loadedIndex()
-		t := time.NewTicker(30 * time.Second) // the store grows while mounted
+		t := time.NewTicker(time.Second)
 		defer t.Stop()
-		for {
+		for tick := 1; ; tick++ {
 			select {
 			case <-t.C:
-				cpus.indexSize(eng.Documents())
-				// The inode cache keeps what a find read, unless shed.
-				st.ShedInodes(1 << 16)
+				if tick%30 == 0 { // the store grows while mounted
+					cpus.indexSize(eng.Documents())
+				}
+				// The inode and directory caches keep what a find
+				// read, unless shed (the kernel's nodes are bounded by
+				// fusefs itself).
+				st.ShedInodes(cfg.MaxNodes)
+				st.ShedListings(4 * cfg.MaxNodes)
 			case <-sized:
 				return
 			}
