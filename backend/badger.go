@@ -96,9 +96,11 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		WithBaseTableSize(2 << 20)
 	opt.TableSizeMultiplier = 1 // no With method
 	if o.Bulk {
+		// An import is a batch job: speed over memory, Badger's growth.
 		opt = opt.WithMemTableSize(64 << 20).
 			WithNumLevelZeroTables(10).WithNumLevelZeroTablesStall(20).
 			WithBaseLevelSize(64 << 20).WithBaseTableSize(8 << 20)
+		opt.TableSizeMultiplier = 2
 	}
 	if o.InMemory {
 		// No value log in memory: every value stays in the LSM, which
