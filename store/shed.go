@@ -24,13 +24,16 @@ func (s *Store) ShedInodes(keep int) int {
 	s.filesMu.Unlock()
 	s.icMu.Lock()
 	defer s.icMu.Unlock()
-	shed := 0
-	for ino := range s.inodes {
-		if !open[ino] && ino != RootIno {
-			delete(s.inodes, ino)
-			shed++
+	// A new map, not deletes: a map keeps the buckets of its largest
+	// size (36 MiB after a pass over a million memories).
+	kept := make(map[uint64]*Inode, len(open)+1)
+	for ino, i := range s.inodes {
+		if open[ino] || ino == RootIno {
+			kept[ino] = i
 		}
 	}
+	shed := len(s.inodes) - len(kept)
+	s.inodes = kept
 	s.forgets++
 	return shed
 }
