@@ -36,6 +36,12 @@
 // Notifier.Drain waits for it. Notifications go to the node go-fuse
 // registered for an inode (FS.track, node.seen), never to one it dropped.
 //
+// Bounded nodes: the kernel keeps a looked-up name until memory pressure
+// evicts it, and go-fuse keeps the node as long; past Config.MaxNodes the
+// oldest nodes are named to the kernel to forget (prune.go: in
+// FUSE_NOTIFY_PRUNE batches, or by entry invalidation on kernels before
+// 6.18), so a find over a million memories does not hold a million nodes.
+//
 // Bounded requests: a generated directory answers a lookup with a map
 // lookup in the views' facets (HasValue, HasDate), never by listing its
 // values, so a READDIRPLUS (a lookup per entry) costs the listing once.
