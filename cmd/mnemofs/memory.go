@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/internal/resident"
+	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
 
@@ -35,5 +36,30 @@ func startTrim(data string, cacheBytes int64, kv backend.KV, eng *views.Engine) 
 func lowerGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(25)
+	}
+}
+
+// afterLoad runs once the index is read or built, until done: the
+// collector lowered, the CPUs given back, and every second the inode and
+// directory caches shed past the node bound (they keep what a find read;
+// the kernel's nodes are bounded by fusefs itself).
+func afterLoad(eng *views.Engine, st *store.Store, cpus *procs, maxNodes int, done <-chan struct{}) {
+	<-eng.Loaded()
+	lowerGC()
+	cpus.indexSize(eng.Documents())
+	cpus.loadedIndex()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for tick := 1; ; tick++ {
+		select {
+		case <-t.C:
+			if tick%30 == 0 { // the store grows while mounted
+				cpus.indexSize(eng.Documents())
+			}
+			st.ShedInodes(maxNodes)
+			st.ShedListings(4 * maxNodes)
+		case <-done:
+			return
+		}
 	}
 }

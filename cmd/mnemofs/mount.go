@@ -223,31 +223,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	cpus := newProcs()
 	eng.SetBackground(cpus.background)
 	eng.Start(st)
-	sized := make(chan struct{}) // closed when the mount returns
-	defer close(sized)
-	go func() {
-		<-eng.Loaded()
-		lowerGC()
-		cpus.indexSize(eng.Documents())
-		cpus.loadedIndex()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for tick := 1; ; tick++ {
-			select {
-			case <-t.C:
-				if tick%30 == 0 { // the store grows while mounted
-					cpus.indexSize(eng.Documents())
-				}
-				// The inode and directory caches keep what a find
-				// read, unless shed (the kernel's nodes are bounded by
-				// fusefs itself).
-				st.ShedInodes(cfg.MaxNodes)
-				st.ShedListings(4 * cfg.MaxNodes)
-			case <-sized:
-				return
-			}
-		}
-	}()
+	done := make(chan struct{}) // closed when the mount returns
+	defer close(done)
+	go afterLoad(eng, st, cpus, cfg.MaxNodes, done)
 	cfg.DataDir = data
 	cfg.Views = eng
 	srv, err := fusefs.Mount(mnt, st, n, cfg)
