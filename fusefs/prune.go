@@ -45,8 +45,8 @@ type pruner struct {
 	stop chan struct{}
 	// send asks the kernel to forget nodes (set by start).
 	send func([]*fs.Inode)
-	how  string // how send does it
-	// pruned counts the nodes named to the kernel (tests, stats).
+	how  string // how send does it (logged by tests)
+	// pruned counts the nodes named to the kernel (tests).
 	pruned int
 }
 
