@@ -24,54 +24,83 @@ func (s *Store) MemoriesFor(may func(ino uint64) bool, fn func(Info) error) erro
 
 // memories calls fn for every linked regular file, all of them (internal
 // work: maintenance) or those the store's user sees and may allows.
+//
+// The records are read memPage at a time, each page in a transaction of
+// its own, and the inode cache is shed past walkKeep between pages: a
+// walk over a million memories otherwise held every record and every
+// inode at once (about 800 MB, the peak of a mount's index build). A
+// memory written during the walk may be seen or not, as with any walk.
 func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) error {
 	type rec struct {
 		ino uint64
 		r   *Record
 	}
-	var recs []rec
-	err := s.kv.View(func(t backend.Txn) error {
-		var jerr error
-		err := t.Scan(backend.MetaPrefix(), nil, false, func(k, v []byte) bool {
-			r := &Record{}
-			if jerr = json.Unmarshal(v, r); jerr != nil {
-				return false
+	recs := make([]rec, 0, memPage)
+	var start []byte
+	for {
+		recs = recs[:0]
+		err := s.kv.View(func(t backend.Txn) error {
+			var jerr error
+			err := t.Scan(backend.MetaPrefix(), start, false, func(k, v []byte) bool {
+				r := &Record{}
+				if jerr = json.Unmarshal(v, r); jerr != nil {
+					return false
+				}
+				recs = append(recs, rec{backend.KeyIno(k), r})
+				if len(recs) == memPage {
+					start = append(append(start[:0], k...), 0) // the next key after k
+					return false
+				}
+				return true
+			})
+			if err != nil {
+				return err
 			}
-			recs = append(recs, rec{backend.KeyIno(k), r})
-			return true
+			return jerr
 		})
 		if err != nil {
 			return err
 		}
-		return jerr
-	})
-	if err != nil {
-		return err
+		for _, x := range recs {
+			if err := s.memory(all, may, x.ino, x.r, fn); err != nil {
+				return err
+			}
+		}
+		if len(recs) < memPage {
+			return nil
+		}
+		s.ShedInodes(walkKeep)
 	}
-	for _, x := range recs {
-		i, err := s.Attr(x.ino)
-		if err != nil || !i.IsReg() || len(i.Links) == 0 || !all && !s.visibleRecord(x.r) || may != nil && !may(x.ino) {
-			continue
-		}
-		p, err := s.Path(x.ino)
-		if err != nil || s.Ignored(p, false) {
-			continue // gone, or not a memory
-		}
-		s.accMu.Lock()
-		if a, ok := s.access[x.ino]; ok {
-			x.r.LastAccessed = max(x.r.LastAccessed, a.last)
-			x.r.AccessCount += a.count
-		}
-		s.accMu.Unlock()
-		in := info(&i, p, x.r)
-		s.partialInfo(&in)
-		in.Related = s.relatedPaths(x.r, may)
-		s.maintenanceMarks(&in, x.r, may)
-		if err := fn(in); err != nil {
-			return err
-		}
+}
+
+// memPage: how many records a walk over the memories reads at once;
+// walkKeep: the inode cache a walk over the memories leaves (it reads
+// every inode; a mount sheds to its node bound every second). Variables
+// for the tests.
+var memPage, walkKeep = 4096, 1 << 16
+
+// memory calls fn for the memory ino, whose record is r, if it is one
+// (memories).
+func (s *Store) memory(all bool, may func(uint64) bool, ino uint64, r *Record, fn func(Info) error) error {
+	i, err := s.Attr(ino)
+	if err != nil || !i.IsReg() || len(i.Links) == 0 || !all && !s.visibleRecord(r) || may != nil && !may(ino) {
+		return nil
 	}
-	return nil
+	p, err := s.Path(ino)
+	if err != nil || s.Ignored(p, false) {
+		return nil // gone, or not a memory
+	}
+	s.accMu.Lock()
+	if a, ok := s.access[ino]; ok {
+		r.LastAccessed = max(r.LastAccessed, a.last)
+		r.AccessCount += a.count
+	}
+	s.accMu.Unlock()
+	in := info(&i, p, r)
+	s.partialInfo(&in)
+	in.Related = s.relatedPaths(r, may)
+	s.maintenanceMarks(&in, r, may)
+	return fn(in)
 }
 
 // Stats is the health summary of a store.

@@ -94,3 +94,47 @@ func TestShedListings(t *testing.T) {
 		t.Fatal("the renamed name is still found after a shed")
 	}
 }
+
+// TestMemoriesPaged: a walk over the memories reads the records a page
+// at a time and sheds the inode cache between pages; it still visits
+// every memory once, in inode order, with its record, and leaves the
+// cache bounded.
+func TestMemoriesPaged(t *testing.T) {
+	defer func(p, k int) { memPage, walkKeep = p, k }(memPage, walkKeep)
+	memPage, walkKeep = 16, 40
+	s := newStore(t, Options{})
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	want := map[uint64]string{}
+	for n := range 300 {
+		body := fmt.Sprintf("---\ntags: [t%d]\n---\nmemory %d\n", n%7, n)
+		want[writeFile(t, s, w.Ino, fmt.Sprintf("m%03d.md", n), []byte(body))] = fmt.Sprintf("t%d", n%7)
+	}
+	s.ShedInodes(0)
+	var last uint64
+	seen := 0
+	must(t, s.Memories(func(in Info) error {
+		tag, ok := want[in.Ino]
+		if !ok {
+			return nil // not one of these (the store's own files)
+		}
+		if in.Ino <= last {
+			t.Errorf("inode %d after %d: not in inode order", in.Ino, last)
+		}
+		last = in.Ino
+		if len(in.Tags) != 1 || in.Tags[0] != tag {
+			t.Errorf("%s: tags %v, want [%s]", in.Path, in.Tags, tag)
+		}
+		seen++
+		return nil
+	}))
+	if seen != len(want) {
+		t.Errorf("the walk saw %d of the %d memories", seen, len(want))
+	}
+	s.icMu.RLock()
+	n := len(s.inodes)
+	s.icMu.RUnlock()
+	if n > walkKeep+memPage {
+		t.Errorf("%d inodes cached after the walk, want at most %d", n, walkKeep+memPage)
+	}
+}
