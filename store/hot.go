@@ -116,3 +116,15 @@ func (s *Store) CacheStats() map[string]cache.Stats {
 // DropCache empties the content cache (its counters are kept): a cold
 // start for benchmarks.
 func (s *Store) DropCache() { s.hot.Purge() }
+
+// AfterPass empties the inode, content and record caches after a pass
+// that read every memory once (the views' build): they hold the end of
+// the pass, not what is used, and what they hold was allocated among the
+// pass's garbage, each entry keeping a page of it in the heap: at a
+// million memories, the heap's pages in use but free after a build (and
+// the snapshot's swap) went from 50 MB to 24 MB by emptying them.
+func (s *Store) AfterPass() {
+	s.ShedInodes(0)
+	s.hot.Purge()
+	s.recs.Purge()
+}

@@ -138,3 +138,40 @@ func TestMemoriesPaged(t *testing.T) {
 		t.Errorf("%d inodes cached after the walk, want at most %d", n, walkKeep+memPage)
 	}
 }
+
+// TestAfterPass: after a pass over every memory the inode, content and
+// record caches are empty, and every file still reads and lists as before.
+func TestAfterPass(t *testing.T) {
+	s := newStore(t, Options{})
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	var inos []uint64
+	for n := range 50 {
+		inos = append(inos, writeFile(t, s, w.Ino, fmt.Sprintf("m%02d.md", n), []byte(fmt.Sprintf("---\ntags: [x]\n---\nnote %d\n", n))))
+	}
+	must(t, s.Memories(func(in Info) error {
+		readAll(t, s, in.Ino) // a pass: every record, inode and content read
+		readAll(t, s, in.Ino) // twice: the content cache admits a file at its second read
+		return nil
+	}))
+	c := s.CacheStats()
+	if c["records"].Entries == 0 || s.HotOn() && c["content"].Entries == 0 {
+		t.Fatalf("the pass filled no cache: %+v", c)
+	}
+	s.AfterPass()
+	c = s.CacheStats()
+	s.icMu.RLock()
+	cached := len(s.inodes)
+	s.icMu.RUnlock()
+	if c["records"].Entries != 0 || c["content"].Entries != 0 || cached > 1 {
+		t.Fatalf("after the pass: %d inodes cached, caches %+v", cached, c)
+	}
+	for n, ino := range inos {
+		if got, want := string(readAll(t, s, ino)), fmt.Sprintf("---\ntags: [x]\n---\nnote %d\n", n); got != want {
+			t.Errorf("m%02d.md: %q, want %q", n, got, want)
+		}
+		if in, err := s.Info(ino); err != nil || len(in.Tags) != 1 {
+			t.Errorf("m%02d.md: info %+v %v", n, in, err)
+		}
+	}
+}

@@ -389,7 +389,7 @@ func (e *Engine) build() bool {
 	w.end()
 	if d := time.Since(t0); d > time.Second {
 		e.log.Printf("views: indexed %d memories in %v", len(inos), d.Round(time.Millisecond))
-		e.st.ShedInodes(0) // the build read every inode: the store need not keep them
+		e.st.AfterPass() // the build read every memory: what the store's caches hold is not hot
 		// A big build leaves garbage several times the index's size, and
 		// on a mount's single scheduler thread the collector lags the
 		// build: hand what is not live back to the system once.
