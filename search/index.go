@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -76,7 +75,10 @@ type Index struct {
 	// those of each group: with none, a search scores no windows.
 	nwin     int
 	winCount map[uint64]int
-	gen      uint64
+	// seen: sortedGroups' scratch, a bit per document, all clear between
+	// groups.
+	seen []uint64
+	gen  uint64
 	// rmGen changes whenever a document is removed (a list's live count,
 	// idf, is kept until then).
 	rmGen uint64
@@ -95,6 +97,7 @@ func (x *Index) Reset() {
 	defer x.mu.Unlock()
 	x.docs, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = nil, nil, n.byIno, n.over, nil, 0, 0, 0
 	x.groups, x.members, x.seq, x.stale, x.nwin, x.winCount = n.groups, n.members, n.seq, n.stale, 0, n.winCount
+	x.seen = nil
 	x.gen++
 	x.rmGen++
 }
@@ -288,78 +291,4 @@ func lengths(docs []doc) []uint32 {
 func (x *Index) invalidate(g uint64) {
 	x.groups[g] = nil
 	x.stale[g] = struct{}{}
-}
-
-// sortedGroups rebuilds the group caches that are stale. Caller holds the
-// write lock.
-func (x *Index) sortedGroups() {
-	stale := x.stale
-	if len(stale) == 0 {
-		return
-	}
-	x.stale = map[uint64]struct{}{}
-	for g := range stale {
-		var ids []uint32
-		seen := map[uint32]bool{}
-		for _, id := range x.members[g] {
-			if d := &x.docs[id]; d.live && d.group == g && !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-		x.members[g] = append([]uint32(nil), ids...)
-		less := func(a, b int) bool { return naturalLess(x.docs[ids[a]].order, x.docs[ids[b]].order) }
-		if !sort.SliceIsSorted(ids, less) { // a loaded segment's are
-			sort.Slice(ids, less)
-		}
-		x.nwin -= x.winCount[g]
-		delete(x.winCount, g)
-		if ids == nil {
-			delete(x.groups, g)
-			delete(x.members, g)
-			delete(x.seq, g)
-			continue
-		}
-		x.groups[g] = ids
-		x.seq[g] = x.isSequence(g, ids)
-		wins := 0
-		for i, id := range ids {
-			d := &x.docs[id]
-			d.pos, d.win = int32(i), x.seq[g] && d.length <= shortDoc
-			if d.win {
-				wins++
-			}
-		}
-		if wins > 0 {
-			x.nwin += wins
-			x.winCount[g] = wins
-		}
-	}
-}
-
-// isSequence reports whether a group's documents continue each other: the
-// lines of one log, or at least minGroup files whose names differ only in
-// their numbers (turn_1, turn_2, … or D3_14.md). A folder of notes with
-// their own names is no sequence, however short they are.
-func (x *Index) isSequence(g uint64, ids []uint32) bool {
-	if len(ids) < minGroup {
-		return false
-	}
-	if g&(1<<63) != 0 {
-		return true // parts of one file (a log's lines)
-	}
-	shapes := map[string]int{}
-	for _, id := range ids {
-		shapes[strings.Map(func(r rune) rune {
-			if r >= '0' && r <= '9' {
-				return -1
-			}
-			return r
-		}, x.docs[id].order)]++
-	}
-	most := 0
-	for _, n := range shapes {
-		most = max(most, n)
-	}
-	return most*5 >= len(ids)*4 // four in five share one shape
 }
