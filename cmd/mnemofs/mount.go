@@ -326,11 +326,7 @@ func unmountPath(p string) error {
 		if _, still := mountedData(mnt); err == nil || !still {
 			for i := 0; i < 200; i++ {
 				if _, still := mountedData(mnt); !still {
-					// Wait for the store to be closed too.
-					if l, _, err := control.Acquire(data, control.Holder{Pid: os.Getpid(), Command: "unmount"}); err == nil {
-						l.Release()
-						return nil
-					}
+					return awaitClose(mnt, data, h.Pid)
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
@@ -344,6 +340,29 @@ func unmountPath(p string) error {
 		}
 	}
 	return nil
+}
+
+// awaitClose waits, once mnt is unmounted, for the process pid serving it
+// to close the store: it may first finish writing the index snapshot,
+// which takes seconds at a million memories (and more on a slow disk),
+// so this waits as long as that process lives.
+func awaitClose(mnt, data string, pid int) error {
+	for i := 0; ; i++ {
+		if l, _, err := control.Acquire(data, control.Holder{Pid: os.Getpid(), Command: "unmount"}); err == nil {
+			l.Release()
+			return nil
+		}
+		if pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			return nil // gone: its lock went with it
+		}
+		if pid <= 0 && i == 200 {
+			return fail("%s is unmounted, but its store was not closed within 10 s", mnt)
+		}
+		if i == 40 {
+			fmt.Fprintf(os.Stderr, "mnemofs: %s is unmounted; waiting for process %d to close the store (it may be writing the index snapshot)\n", mnt, pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // mountedData returns the data dir (the source) of the mnemofs mount at mnt.
