@@ -48,7 +48,7 @@ func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) e
 				}
 				recs = append(recs, rec{backend.KeyIno(k), r})
 				if len(recs) == memPage {
-					start = append(append(start[:0], k...), 0) // the next key after k
+					start = append(append([]byte(nil), k...), 0) // the next key after k (a new slice: the scan may hold the last)
 					return false
 				}
 				return true
