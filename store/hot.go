@@ -117,6 +117,11 @@ func (s *Store) CacheStats() map[string]cache.Stats {
 // start for benchmarks.
 func (s *Store) DropCache() { s.hot.Purge() }
 
+// DuringPass bounds the inode cache during a pass that reads every
+// memory (the walk of memories, the views' build), which would otherwise
+// keep every inode it read: call it every few thousand memories.
+func (s *Store) DuringPass() { s.ShedInodes(walkKeep) }
+
 // AfterPass empties the inode, content and record caches after a pass
 // that read every memory once (the views' build): they hold the end of
 // the pass, not what is used, and what they hold was allocated among the

@@ -69,14 +69,13 @@ func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) e
 		if len(recs) < memPage {
 			return nil
 		}
-		s.ShedInodes(walkKeep)
+		s.DuringPass()
 	}
 }
 
 // memPage: how many records a walk over the memories reads at once;
-// walkKeep: the inode cache a walk over the memories leaves (it reads
-// every inode; a mount sheds to its node bound every second). Variables
-// for the tests.
+// walkKeep: the inode cache a pass over the memories keeps (DuringPass;
+// a mount sheds to its node bound every second). Variables for the tests.
 var memPage, walkKeep = 4096, 1 << 16
 
 // memory calls fn for the memory ino, whose record is r, if it is one

@@ -357,9 +357,6 @@ func (e *Engine) progress(n uint64) {
 	e.qMu.Unlock()
 }
 
-// buildInodes bounds the store's inode cache during a build.
-const buildInodes = 1 << 16
-
 // build indexes every memory; it reports false when a stop cut it short.
 func (e *Engine) build() bool {
 	t0 := time.Now()
@@ -383,7 +380,7 @@ func (e *Engine) build() bool {
 			// Each apply reads an inode, which the store caches: at a
 			// million memories the cache alone held 250 MB by the end.
 			// (A shared store's were read ahead, warm.go: kept.)
-			e.st.ShedInodes(buildInodes)
+			e.st.DuringPass()
 		}
 	}
 	w.end()
