@@ -15,8 +15,17 @@ import (
 // what aliases expand to is bounded by a budget proportional to the input.
 // Values are those yaml.Unmarshal gives (scalars are decoded by yaml
 // itself), except that nested mappings are always map[string]any (their
-// keys as written), which the store can encode as JSON.
+// keys as written), which the store can encode as JSON. Most front matter
+// is decoded without the parser (simpleYAML), with the same result.
 func decodeYAML(src []byte) (map[string]any, error) {
+	if kv, ok := simpleYAML(src); ok {
+		return kv, nil
+	}
+	return decodeNodes(src)
+}
+
+// decodeNodes is decodeYAML through yaml's parser.
+func decodeNodes(src []byte) (map[string]any, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
