@@ -125,16 +125,13 @@ func plainScalar(s string, flow bool) bool {
 	return true
 }
 
-// scalarValue is what decodeYAML gives for the plain scalar s: its tag is
-// resolved by yaml, as the parser does, and a non-string decoded by yaml.
+// scalarValue is what decodeYAML gives for the plain scalar s, decoded by
+// yaml (which resolves its tag as the parser does). A word is looked up
+// first: most are strings, which yaml tells from their first letter.
 func scalarValue(s string) (any, bool) {
 	n := yaml.Node{Kind: yaml.ScalarNode, Value: s}
-	n.Tag = n.ShortTag()
-	if n.Tag == "!!str" {
+	if s != "" && isLetter(s[0]) && n.ShortTag() == "!!str" {
 		return s, true
-	}
-	if n.Tag == "!!merge" {
-		return nil, false
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
