@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -51,16 +52,17 @@ func (b *Bulk) AddFile(dst string, data []byte, perm uint32, own Owner, mtime in
 }
 
 // NewFile is a file made ready for Bulk.Add: its content redacted,
-// parsed (front matter, log lines) and hashed.
+// parsed (front matter, log lines) and hashed, its record encoded (the
+// record does not depend on the inode number Add gives it).
 type NewFile struct {
 	dst   string
 	data  []byte
 	mtime int64
-	rec   *Record
+	rec   []byte
 }
 
 // Prepare does for dst and data what needs no lock: the name check,
-// redaction, parsing and the hash. Unlike the rest of a Bulk it may be
+// redaction, parsing, the hash and the record's encoding. Unlike the rest of a Bulk it may be
 // called from many goroutines at once (an import prepares files in
 // parallel and adds them in order).
 func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
@@ -83,7 +85,11 @@ func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
 		s.claim(rec) // written by the store's user, not by maintenance
 	}
 	rec.SHA256 = sha(data)
-	return &NewFile{dst: dst, data: data, mtime: mtime, rec: rec}, nil
+	enc, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &NewFile{dst: dst, data: data, mtime: mtime, rec: enc}, nil
 }
 
 // Add writes f, with permission bits perm and owner own, as AddFile says.
@@ -136,7 +142,7 @@ func (b *Bulk) Add(f *NewFile, perm uint32, own Owner) error {
 	if err := b.batch.Set(backend.InodeKey(ino), i.encode()); err != nil {
 		return err
 	}
-	if err := batchRecord(b.batch, ino, rec); err != nil {
+	if err := b.batch.Set(backend.MetaKey(ino), rec); err != nil {
 		return err
 	}
 	if err := b.batch.Set(backend.DirentKey(parent, name), encodeDirent(ino, i.Mode)); err != nil {
