@@ -2,8 +2,10 @@ package transfer
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -45,5 +47,50 @@ func TestReadSmall(t *testing.T) {
 		if fi, data, ok := readSmall(filepath.Join(dir, name), 100); ok || fi != nil || data != nil {
 			t.Errorf("%s: read as a regular file (%v, %q)", name, fi, data)
 		}
+	}
+}
+
+// TestWalkStreams: the walk sends every path in WalkDir's order, reports
+// a total only once it is over, and ends when stopped half way.
+func TestWalkStreams(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	var want []string
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(src, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, d)
+		for _, f := range []string{"1.md", "2.md"} {
+			if err := os.WriteFile(filepath.Join(src, d, f), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, d+"/"+f)
+		}
+	}
+	w := walk(src, make(chan struct{}))
+	var got []string
+	for it := range w.items {
+		got = append(got, it.rel)
+	}
+	if err := <-w.err; err != nil || strings.Join(got, " ") != strings.Join(want, " ") || w.total() != int64(len(want)) {
+		t.Fatalf("walk: %v, total %d, err %v; want %v", got, w.total(), err, want)
+	}
+	many := filepath.Join(src, "many")
+	if err := os.Mkdir(many, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 * prepareAhead {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprint(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	w = walk(src, stop)
+	<-w.items
+	close(stop)
+	<-w.finished // the walk ends though nobody reads on
+	if n := w.found.Load(); n > prepareAhead+1 {
+		t.Errorf("stopped walk went on: found %d", n)
 	}
 }

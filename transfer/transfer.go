@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/store"
@@ -52,26 +53,12 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 		return nil, fmt.Errorf("import: %s is not a directory", src)
 	}
 	to = path.Clean("/" + to)
-	var items []item
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == src {
-			return nil
-		}
-		rel, _ := filepath.Rel(src, p)
-		items = append(items, item{filepath.ToSlash(rel), d})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
 	res := &Result{}
-	total := int64(len(items))
 	b := st.NewBulk()
 	stop := make(chan struct{})
-	ready, wait := prepareAll(b, src, to, items, stop)
+	w := walk(src, stop)
+	defer func() { <-w.finished }()
+	ready, wait := prepareAll(b, src, to, w.items, stop)
 	defer wait()
 	defer close(stop)
 	n := 0
@@ -81,7 +68,7 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 			if err := b.Flush(); err != nil {
 				return res, err
 			}
-			progress(int64(n), total)
+			progress(int64(n), w.total())
 		}
 		n++
 		if err := importOne(st, b, src, to, r, res); err != nil {
@@ -98,8 +85,61 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 	if err := b.Flush(); err != nil {
 		return res, err
 	}
-	progress(total, total)
+	if err := <-w.err; err != nil {
+		// What was found before is imported, as when a file fails.
+		return res, fmt.Errorf("import: %w", err)
+	}
+	progress(int64(n), int64(n))
 	return res, nil
+}
+
+// walking is the walk of an import's source, which runs while what it
+// found is imported: at 1M files the walk alone took 3-4 s.
+type walking struct {
+	items    <-chan item
+	err      <-chan error // once items is closed
+	finished chan struct{}
+	found    atomic.Int64
+	done     atomic.Bool
+}
+
+// total is what progress reports as the total: 0 (not known) until the
+// walk is over.
+func (w *walking) total() int64 {
+	if !w.done.Load() {
+		return 0
+	}
+	return w.found.Load()
+}
+
+// walk sends every path under src, in the order of filepath.WalkDir, until
+// it ends or stop is closed.
+func walk(src string, stop <-chan struct{}) *walking {
+	items, errc := make(chan item, prepareAhead), make(chan error, 1)
+	w := &walking{items: items, err: errc, finished: make(chan struct{})}
+	go func() {
+		defer close(w.finished)
+		defer close(items)
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if p == src {
+				return nil
+			}
+			rel, _ := filepath.Rel(src, p)
+			select {
+			case items <- item{filepath.ToSlash(rel), d}:
+				w.found.Add(1)
+				return nil
+			case <-stop:
+				return filepath.SkipAll
+			}
+		})
+		w.done.Store(true)
+		errc <- err
+	}()
+	return w
 }
 
 var errSkip = errors.New("not a regular file, directory or symlink; skipped")
