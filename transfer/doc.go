@@ -9,6 +9,8 @@
 // through the store's bulk writer (store.Bulk: one backend batch per 2000
 // files, made visible at each Flush; an existing file is overwritten as a
 // commit); Export reads through the public store API (Resolve, ReadDir,
-// Attr, ReadAt). Neither keeps state: a failed Import leaves the files of
-// the batches already flushed, and is resumed by running it again.
+// Attr, ReadAt). Neither keeps state: a failed Import (a file, or the walk
+// of the source, which runs along with it, failing part way) leaves the
+// files of the batches already flushed, and is resumed by running it
+// again.
 package transfer

@@ -36,7 +36,9 @@ type Result struct {
 const importBatch = 2000
 
 // Import copies the plain directory src into st under to ("/" or "" is
-// the root). Existing files are overwritten; progress counts files.
+// the root). Existing files are overwritten; progress counts files (and
+// directories and symlinks), its total 0 until the source's walk, which
+// runs along with the import, is over.
 func Import(st *store.Store, src, to string, progress Progress) (*Result, error) {
 	if progress == nil {
 		progress = func(int64, int64) {}
