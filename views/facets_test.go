@@ -194,7 +194,41 @@ func TestFacetsAgreeWithScans(t *testing.T) {
 			}
 		}
 		checkFacets(rt, v.e)
+		checkMatch(rt, v.e)
 	})
+}
+
+// checkMatch: a search's filter, which reads the catalog alone (which
+// memories are archived, where each one is), passes what the store's
+// paths say it should, for every memory.
+func checkMatch(t *rapid.T, e *Engine) {
+	e.Ready()
+	e.mu.RLock()
+	var inos []uint64
+	e.cat.eachIno(func(ino uint64) { inos = append(inos, ino) })
+	e.mu.RUnlock()
+	for _, ino := range inos {
+		p, err := e.st.Path(ino)
+		if err != nil {
+			t.Fatalf("memory %d in the catalog has no path: %v", ino, err)
+		}
+		if got, want := e.MatchIno(ino, Filter{}), !archived(p); got != want {
+			t.Fatalf("MatchIno(%s, no filter) = %v, want %v", p, got, want)
+		}
+		if !e.MatchIno(ino, Filter{Archived: true}) || !e.MatchIno(ino, Filter{Path: p, Archived: true}) {
+			t.Fatalf("MatchIno(%s, archived too; its own path) = false", p)
+		}
+		for _, dir := range []string{"/semantic", "/archive/d", "/episodic/d"} {
+			want := strings.HasPrefix(p, dir+"/") && !archived(p)
+			if got := e.MatchIno(ino, Filter{Path: dir}); got != want {
+				t.Fatalf("MatchIno(%s, path %s) = %v, want %v", p, dir, got, want)
+			}
+			want = strings.HasPrefix(p, dir+"/")
+			if got := e.MatchIno(ino, Filter{Path: dir, Archived: true}); got != want {
+				t.Fatalf("MatchIno(%s, path %s, archived too) = %v, want %v", p, dir, got, want)
+			}
+		}
+	}
 }
 
 func checkFacets(t *rapid.T, e *Engine) {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/store"
@@ -84,6 +83,16 @@ func (f Filter) key() string {
 
 // Match reports whether a memory passes the filter.
 func (e *Engine) Match(ent *Entry, f Filter) bool {
+	return e.match(ent, f, func() bool {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return e.hidden[ent.Ino]
+	})
+}
+
+// match is Match, told whether the memory is hidden (under /archive, or
+// with no path) when the filter leaves such out.
+func (e *Engine) match(ent *Entry, f Filter, hidden func() bool) bool {
 	if f.Only != nil && !f.Only[ent.Ino] {
 		return false
 	}
@@ -117,15 +126,15 @@ func (e *Engine) Match(ent *Entry, f Filter) bool {
 	if f.May != nil && !f.May(ent.Ino) {
 		return false
 	}
-	if f.Path != "" || !f.Archived {
-		p, err := e.path(ent.Ino)
+	if !f.Archived && hidden() {
+		return false
+	}
+	if f.Path != "" {
+		p, err := e.entryPath(ent)
 		if err != nil {
 			return false
 		}
-		if !f.Archived && archived(p) {
-			return false
-		}
-		if f.Path != "" && p != f.Path && !strings.HasPrefix(p, strings.TrimSuffix(f.Path, "/")+"/") {
+		if p != f.Path && !strings.HasPrefix(p, strings.TrimSuffix(f.Path, "/")+"/") {
 			return false
 		}
 	}
@@ -133,10 +142,26 @@ func (e *Engine) Match(ent *Entry, f Filter) bool {
 }
 
 // MatchIno is Match by inode number. It does not wait for queued changes
-// (call Ready first): it runs inside searches.
+// (call Ready first): it runs inside searches, for each candidate, and
+// reads neither the store nor (unless f names a path) a path: the catalog
+// knows which memories are archived (hidden) and where each one is.
 func (e *Engine) MatchIno(ino uint64, f Filter) bool {
-	ent := e.entry(ino)
-	return ent != nil && e.Match(ent, f)
+	if !f.needsEntry() { // the entry is not decoded
+		e.mu.RLock()
+		ok := e.cat.has(ino) && (f.Archived || !e.hidden[ino])
+		e.mu.RUnlock()
+		return ok && (f.Only == nil || f.Only[ino]) && (f.May == nil || f.May(ino))
+	}
+	e.mu.RLock()
+	ent, hidden := e.cat.get(ino), e.hidden[ino]
+	e.mu.RUnlock()
+	return ent != nil && e.match(ent, f, func() bool { return hidden })
+}
+
+// needsEntry reports whether Match reads more of an entry than its inode.
+func (f Filter) needsEntry() bool {
+	return len(f.Users) > 0 || len(f.Types) > 0 || len(f.Tags) > 0 || f.Date != "" || f.Path != "" ||
+		f.After != nil || f.Before != nil
 }
 
 // archived reports a path under /archive, which views leave out unless
@@ -256,19 +281,14 @@ func (e *Engine) candidates(f Filter) []*Entry {
 // path is the canonical path of a memory, from a memo of directory paths
 // kept until the catalog changes (every move bumps the generation), so
 // filtering many memories does not walk the same parents again and again.
-func (e *Engine) path(ino uint64) (string, error) {
-	a, err := e.st.Attr(ino)
+// entryPath is where a memory is, as its catalog entry says (its first
+// link, kept up to date as it moves; its directory's path is looked up).
+func (e *Engine) entryPath(ent *Entry) (string, error) {
+	dir, err := e.dirPath(ent.parent)
 	if err != nil {
 		return "", err
 	}
-	if len(a.Links) == 0 {
-		return "", syscall.ENOENT
-	}
-	dir, err := e.dirPath(a.Links[0].Parent)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(dir, "/") + "/" + a.Links[0].Name, nil
+	return strings.TrimSuffix(dir, "/") + "/" + ent.name, nil
 }
 
 func (e *Engine) dirPath(dir uint64) (string, error) {
