@@ -14,7 +14,15 @@ import (
 // kernel on their ranges (internal/resident) without racing an unmap
 // that would let another mapping take the range meanwhile.
 type Mapped interface {
-	PinMapped() (paths []string, unpin func(), err error)
+	PinMapped() (files []MappedFile, unpin func(), err error)
+}
+
+// MappedFile is a file an engine maps whole, and how long its hot part
+// is: the last HotTail bytes are read by almost every lookup (a Badger
+// table's index and Bloom filters), the ones before them by few.
+type MappedFile struct {
+	Path    string
+	HotTail int64
 }
 
 // AsMapped returns kv as a Mapped, if its engine is one.
@@ -26,13 +34,20 @@ func AsMapped(kv KV) (Mapped, bool) {
 	return m, ok
 }
 
+// tableTrailer bounds what a table holds after its index: the index's
+// length, the checksum and the checksum's length (table.Builder.Finish).
+const tableTrailer = 64
+
 // PinMapped pins Badger's tables: an iterator holds a reference on every
 // table of every level when it is made (level 0's through their own
 // iterators, the others' through a concatenating one), and a table is
 // unmapped only when its last reference goes. A table listed both
 // before and after the iterator was made was in the levels all along,
 // so the iterator holds it; one that came or went meanwhile is left out.
-func (b *badgerKV) PinMapped() ([]string, func(), error) {
+// A table's hot part is its index, at its end: every lookup reads the
+// Bloom filters of the tables on its way and the block offsets of the
+// one that may hold the key.
+func (b *badgerKV) PinMapped() ([]MappedFile, func(), error) {
 	if b.dir == "" {
 		return nil, func() {}, nil // in memory: no files
 	}
@@ -46,11 +61,11 @@ func (b *badgerKV) PinMapped() ([]string, func(), error) {
 	}
 	txn := b.db.NewTransaction(false)
 	it := txn.NewIterator(badger.IteratorOptions{})
-	var paths []string
+	var files []MappedFile
 	for _, t := range b.db.Tables() {
 		if before[t.ID] {
-			paths = append(paths, table.NewFilename(t.ID, dir))
+			files = append(files, MappedFile{Path: table.NewFilename(t.ID, dir), HotTail: int64(t.IndexSz) + tableTrailer})
 		}
 	}
-	return paths, func() { it.Close(); txn.Discard() }, nil
+	return files, func() { it.Close(); txn.Discard() }, nil
 }

@@ -42,12 +42,25 @@ func TestPinMapped(t *testing.T) {
 	if !ok {
 		t.Fatal("Badger is not Mapped")
 	}
-	paths, unpin, err := m.PinMapped()
+	files, unpin, err := m.PinMapped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) < 2 {
-		t.Fatalf("pinned %v, want the two tables", paths)
+	if len(files) < 2 {
+		t.Fatalf("pinned %v, want the two tables", files)
+	}
+	var paths []string
+	for _, f := range files {
+		fi, err := os.Stat(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The hot tail is the table's index: more than nothing, less
+		// than the table (2,000 keys: its blocks are most of it).
+		if f.HotTail <= tableTrailer || f.HotTail >= fi.Size()/2 {
+			t.Errorf("%s: hot tail of %d bytes in a table of %d", f.Path, f.HotTail, fi.Size())
+		}
+		paths = append(paths, f.Path)
 	}
 	if err := kv.(*badgerKV).db.DropAll(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,12 @@
 // the page cache, so the next touch of one is a minor fault, not a disk
 // read.
 //
+// An engine may name a hot tail for each of its files (a Badger table's
+// index and Bloom filters, read by every lookup that passes the table):
+// a trim leaves it, and it does not count against the budget. Without
+// this, every trim dropped the indexes and the next lookups faulted them
+// all back in.
+//
 // DONTNEED on a range that is no longer the file's (unmapped, and
 // anonymous memory mapped there anew) would zero that memory, so it is
 // given only to ranges that cannot be unmapped meanwhile: the snapshot's,

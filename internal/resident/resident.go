@@ -23,18 +23,27 @@ type Trimmer struct {
 	poke   chan struct{}
 	wg     sync.WaitGroup
 	trims  int
+	kept   int64 // the pinned files' hot parts at the last trim, left resident
 	mu     sync.Mutex
 	once   sync.Once
 }
 
 // Pin keeps the files an engine maps (and unmaps on its own) mapped until
 // unpin, and names them (backend.Mapped.PinMapped).
-type Pin func() (paths []string, unpin func(), err error)
+type Pin func() (files []File, unpin func(), err error)
+
+// File is a file an engine maps whole, from its start to its end, and
+// how much of its end is hot: read by almost every lookup (a Badger
+// table's index), left resident by a trim.
+type File struct {
+	Path    string
+	HotTail int64
+}
 
 // Start checks every interval (and when poked) whether the file-backed
-// resident memory grew by more than budget bytes since the start, and if
-// so trims the mappings of files under dir (those pin names among them;
-// pin may be nil). Stop ends it.
+// resident memory grew by more than budget bytes since the start, beside
+// the pinned files' hot parts, and if so trims the mappings of files under
+// dir (those pin names among them; pin may be nil). Stop ends it.
 func Start(dir string, budget int64, every time.Duration, pin Pin) *Trimmer {
 	t := &Trimmer{dir: filepath.Clean(dir), pin: pin, budget: budget, stop: make(chan struct{}), poke: make(chan struct{}, 1)}
 	t.base, _ = FileRSS()
@@ -71,14 +80,19 @@ func (t *Trimmer) Poke() {
 // Check trims now if the budget is passed; it reports whether it did.
 func (t *Trimmer) Check() bool {
 	n, err := FileRSS()
-	if err != nil || n-t.base <= t.budget {
+	t.mu.Lock()
+	kept := t.kept
+	t.mu.Unlock()
+	if err != nil || n-t.base-kept <= t.budget {
 		return false
 	}
-	if n, err := Trim(t.dir, t.pin); err != nil || n == 0 {
+	n, kept, err = Trim(t.dir, t.pin)
+	if err != nil || n == 0 {
 		return false
 	}
 	t.mu.Lock()
 	t.trims++
+	t.kept = kept
 	t.mu.Unlock()
 	return true
 }
@@ -117,31 +131,32 @@ func FileRSS() (int64, error) {
 }
 
 // Trim drops from the resident set every mapping of a snapshot (*.snap)
-// under dir, and of the files pin names (nil: none) while pinned, and
-// returns how many bytes of mappings it covered.
-func Trim(dir string, pin Pin) (int64, error) {
+// under dir, and of the files pin names (nil: none) while pinned, except
+// their hot tails, and returns how many bytes of mappings it covered and
+// how many it left for being hot.
+func Trim(dir string, pin Pin) (trimmed, kept int64, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	pinned := map[string]bool{}
+	pinned := map[string]int64{} // path → hot tail
 	if pin != nil {
-		paths, unpin, err := pin()
+		files, unpin, err := pin()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		defer unpin()
-		for _, p := range paths {
-			pinned[p] = true
+		for _, f := range files {
+			pinned[f.Path] = max(f.HotTail, 0)
 		}
 	}
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
 	prefix := abs + "/"
-	var total int64
+	page := uint64(os.Getpagesize())
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		// start-end perms offset dev inode path
@@ -150,7 +165,8 @@ func Trim(dir string, pin Pin) (int64, error) {
 			continue
 		}
 		path := strings.Join(fields[5:], " ")
-		if !strings.HasPrefix(path, prefix) || !(strings.HasSuffix(path, ".snap") || pinned[path]) {
+		hot, isPinned := pinned[path]
+		if !strings.HasPrefix(path, prefix) || !(strings.HasSuffix(path, ".snap") || isPinned) {
 			continue // (a deleted file's path ends " (deleted)": never pinned)
 		}
 		lo, hi, ok := strings.Cut(fields[0], "-")
@@ -162,10 +178,21 @@ func Trim(dir string, pin Pin) (int64, error) {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
+		if hot > 0 {
+			// The file ends in the mapping's last page: its hot tail
+			// starts at most a page and the tail before the end.
+			keep := min(uint64(hot)+page, end-start)
+			cut := (end - keep) &^ (page - 1)
+			kept += int64(end - cut)
+			end = cut
+		}
+		if end <= start {
+			continue
+		}
 		_, _, errno := unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_DONTNEED)
 		if errno == 0 {
-			total += int64(end - start)
+			trimmed += int64(end - start)
 		}
 	}
-	return total, sc.Err()
+	return trimmed, kept, sc.Err()
 }

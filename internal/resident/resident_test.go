@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -40,16 +41,17 @@ func mapped(t *testing.T, dir, name string, size int) []byte {
 }
 
 // TestTrim: the pages of a mapped snapshot, and of a table the engine
-// pins, leave the resident set; a table not pinned, another kind of file
-// or one outside the directory stay; what the mappings read afterwards
-// is unchanged.
+// pins except its hot tail, leave the resident set; a table not pinned,
+// another kind of file or one outside the directory stay; what the
+// mappings read afterwards is unchanged.
 func TestTrim(t *testing.T) {
 	dir, err := os.MkdirTemp(".", "trim-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	const size = 16 << 20
+	const size, hot = 16 << 20, 2 << 20
+	page := int64(os.Getpagesize())
 	before, err := FileRSS()
 	if err != nil {
 		t.Skipf("no RssFile in /proc/self/status: %v", err)
@@ -64,26 +66,53 @@ func TestTrim(t *testing.T) {
 	}
 	abs, _ := filepath.Abs(filepath.Join(dir, "000001.sst"))
 	unpinned := false
-	pin := func() ([]string, func(), error) { return []string{abs}, func() { unpinned = true }, nil }
-	n, err := Trim(dir, pin)
+	pin := func() ([]File, func(), error) {
+		return []File{{Path: abs, HotTail: hot}}, func() { unpinned = true }, nil
+	}
+	n, kept, err := Trim(dir, pin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 2*size {
-		t.Errorf("Trim covered %d bytes of mappings, want %d (the snapshot and the pinned table)", n, 2*size)
+	if want := 2*size - hot - page; n != want || kept != hot+page {
+		t.Errorf("Trim covered %d bytes of mappings and kept %d, want %d (the snapshot and the pinned table but its tail) and %d", n, kept, want, hot+page)
 	}
 	if !unpinned {
 		t.Error("Trim did not unpin")
 	}
 	after, _ := FileRSS()
-	if left := after - before; left < 2*size*9/10 || left > 2*size+size/4 {
-		t.Errorf("after the trim RssFile is %d MiB above the start; the two mappings kept are %d MiB", left>>20, 2*size>>20)
+	if left := after - before; left < (2*size+hot)*9/10 || left > 2*size+hot+size/4 {
+		t.Errorf("after the trim RssFile is %d MiB above the start; the two mappings and the tail kept are %d MiB", left>>20, (2*size+hot)>>20)
+	}
+	if r := mappingRSS(t, abs); r < hot || r > hot+2*page {
+		t.Errorf("the pinned table has %d KiB resident after the trim, want its hot tail, %d KiB", r>>10, hot>>10)
 	}
 	for _, m := range [][]byte{snap, sst, loose, other} {
 		if !bytes.Equal(m[size-16:], []byte("0123456789abcdef")) || !bytes.Equal(m[:16], []byte("0123456789abcdef")) {
 			t.Fatal("a mapping reads other bytes after the trim")
 		}
 	}
+}
+
+// mappingRSS is the resident size of the mappings of path
+// (/proc/self/smaps).
+func mappingRSS(t *testing.T, path string) int64 {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
+	var in bool
+	var kb int64
+	for line := range bytes.Lines(b) {
+		f := bytes.Fields(line)
+		switch {
+		case len(f) >= 6 && bytes.Contains(f[0], []byte("-")) && !bytes.HasSuffix(f[0], []byte(":")):
+			in = string(bytes.Join(f[5:], []byte(" "))) == path
+		case in && len(f) >= 2 && string(f[0]) == "Rss:":
+			n, _ := strconv.ParseInt(string(f[1]), 10, 64)
+			kb += n
+		}
+	}
+	return kb << 10
 }
 
 // TestTrimmerBudget: a trimmer lets the mapped files grow to its budget,
