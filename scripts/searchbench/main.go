@@ -21,7 +21,10 @@
 // of rarer made-up words, plus names, topics and ticket ids. Each scale is
 // generated in -work/src-N, imported unmounted (`mnemofs import SRC --to
 // /episodic/bulk`) and mounted at -work/mnt. Markdown goes to stdout. Run
-// through scripts/bench-search.sh, which builds the binaries and cleans up:
+// through scripts/bench-search.sh, which builds the binaries and cleans up.
+// With -keep a scale's store stays in -work/data-N; -store DIR then runs
+// section 1 on it again (no generation, import or grep), from the mount's
+// snapshot: a way to compare binaries or settings on one store.
 //
 //	go run ./scripts/searchbench -bin ./mnemofs -work /var/tmp/sb [-scales 1000,10000]
 package main
@@ -53,6 +56,8 @@ var (
 	detail  = flag.Int("detail", 10000, "store size for the write and find/grep sections (one of -scales; 0 skips)")
 	nw      = flag.Int("writes", 1000, "memories written through the mount (<= 1000, the largest k:)")
 	runs    = flag.Int("runs", 3, "runs per find/grep measurement (median)")
+	keep    = flag.Bool("keep", false, "leave each scale's store in -work/data-N, for -store")
+	reuse   = flag.String("store", "", "search this store (a data directory left by -keep) instead of generating and importing one: section 1 only, without grep; -scales gives its size")
 	settle  = flag.Bool("settle", false, "after the first search, wait until the mount is idle (its snapshot written, its build's garbage collected) before the timed searches")
 )
 
@@ -78,16 +83,22 @@ func main() {
 		if n == *detail {
 			sub = filepath.Join(*work, "src-user")
 		}
-		t := time.Now()
-		nsub := generate(n, src, sub, users[0])
-		logf("%d: generated in %.1f s", n, time.Since(t).Seconds())
-		t = time.Now()
-		if o, err := exec.Command(*bin, "import", src, "--to", "/episodic/bulk", "--data", data).CombinedOutput(); err != nil {
-			fatal(fmt.Errorf("import: %v\n%s", err, o))
+		var nsub int
+		var imp time.Duration
+		if *reuse != "" {
+			src, data, sub = "", *reuse, ""
+		} else {
+			t := time.Now()
+			nsub = generate(n, src, sub, users[0])
+			logf("%d: generated in %.1f s", n, time.Since(t).Seconds())
+			t = time.Now()
+			if o, err := exec.Command(*bin, "import", src, "--to", "/episodic/bulk", "--data", data).CombinedOutput(); err != nil {
+				fatal(fmt.Errorf("import: %v\n%s", err, o))
+			}
+			imp = time.Since(t)
 		}
-		imp := time.Since(t)
 		mount(data)
-		t = time.Now()
+		t := time.Now()
 		search(queries[0]) // waits for the background index
 		ready := time.Since(t)
 		logf("%d: imported in %.1f s; first search after mounting returned after %.1f s", n, imp.Seconds(), ready.Seconds())
@@ -105,7 +116,7 @@ func main() {
 			}
 		}
 		rssQ := rss()
-		for t := time.Now(); len(gl) < len(queries) && time.Since(t) < *budget; {
+		for t := time.Now(); src != "" && len(gl) < len(queries) && time.Since(t) < *budget; {
 			d, m := grep(src, queries[len(gl)])
 			gl, gm = append(gl, d), append(gm, m)
 		}
@@ -128,7 +139,7 @@ func main() {
 			slow.WriteString("; ")
 		}
 		slow.WriteString("|\n")
-		if n == *detail {
+		if n == *detail && *reuse == "" {
 			findGrep(&sec3, src, sub, nsub)
 			stopMount() // a fresh mount, so that stats.json counts the writes alone
 			mount(data)
@@ -137,6 +148,9 @@ func main() {
 		}
 		stopMount()
 		for _, d := range []string{src, data, sub} {
+			if d == "" || (*keep || *reuse != "") && d == data {
+				continue
+			}
 			check(os.RemoveAll(d))
 		}
 	}
