@@ -2,6 +2,7 @@ package backend
 
 import (
 	"path/filepath"
+	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/table"
@@ -46,7 +47,8 @@ const tableTrailer = 64
 // so the iterator holds it; one that came or went meanwhile is left out.
 // A table's hot part is its index, at its end: every lookup reads the
 // Bloom filters of the tables on its way and the block offsets of the
-// one that may hold the key.
+// one that may hold the key. The files are in the order of their levels,
+// the upper (hotter) ones first.
 func (b *badgerKV) PinMapped() ([]MappedFile, func(), error) {
 	if b.dir == "" {
 		return nil, func() {}, nil // in memory: no files
@@ -62,7 +64,12 @@ func (b *badgerKV) PinMapped() ([]MappedFile, func(), error) {
 	txn := b.db.NewTransaction(false)
 	it := txn.NewIterator(badger.IteratorOptions{})
 	var files []MappedFile
-	for _, t := range b.db.Tables() {
+	tables := b.db.Tables()
+	// The upper levels' first: a lookup reads the filter of every table
+	// of level 0 and of one table a level below, and the upper levels
+	// have fewer and smaller indexes.
+	slices.SortStableFunc(tables, func(a, b badger.TableInfo) int { return a.Level - b.Level })
+	for _, t := range tables {
 		if before[t.ID] {
 			files = append(files, MappedFile{Path: table.NewFilename(t.ID, dir), HotTail: int64(t.IndexSz) + tableTrailer})
 		}

@@ -42,7 +42,7 @@ type File struct {
 
 // Start checks every interval (and when poked) whether the file-backed
 // resident memory grew by more than budget bytes since the start, beside
-// the pinned files' hot parts, and if so trims the mappings of files under
+// the pinned files' hot parts (up to budget bytes of them), and if so trims the mappings of files under
 // dir (those pin names among them; pin may be nil). Stop ends it.
 func Start(dir string, budget int64, every time.Duration, pin Pin) *Trimmer {
 	t := &Trimmer{dir: filepath.Clean(dir), pin: pin, budget: budget, stop: make(chan struct{}), poke: make(chan struct{}, 1)}
@@ -86,7 +86,7 @@ func (t *Trimmer) Check() bool {
 	if err != nil || n-t.base-kept <= t.budget {
 		return false
 	}
-	n, kept, err = Trim(t.dir, t.pin)
+	n, kept, err = Trim(t.dir, t.pin, t.budget)
 	if err != nil || n == 0 {
 		return false
 	}
@@ -132,9 +132,10 @@ func FileRSS() (int64, error) {
 
 // Trim drops from the resident set every mapping of a snapshot (*.snap)
 // under dir, and of the files pin names (nil: none) while pinned, except
-// their hot tails, and returns how many bytes of mappings it covered and
-// how many it left for being hot.
-func Trim(dir string, pin Pin) (trimmed, kept int64, err error) {
+// their hot tails, as many as fit in keepMax bytes in the order pin gives
+// them (the hottest first), and returns how many bytes of mappings it
+// covered and how many it left for being hot.
+func Trim(dir string, pin Pin, keepMax int64) (trimmed, kept int64, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return 0, 0, err
@@ -146,8 +147,15 @@ func Trim(dir string, pin Pin) (trimmed, kept int64, err error) {
 			return 0, 0, err
 		}
 		defer unpin()
+		page, room := int64(os.Getpagesize()), keepMax
 		for _, f := range files {
-			pinned[f.Path] = max(f.HotTail, 0)
+			hot := max(f.HotTail, 0)
+			if hot+page > room {
+				hot = 0 // no room: trimmed whole
+			} else if hot > 0 {
+				room -= hot + page
+			}
+			pinned[f.Path] = hot
 		}
 	}
 	f, err := os.Open("/proc/self/maps")

@@ -69,7 +69,7 @@ func TestTrim(t *testing.T) {
 	pin := func() ([]File, func(), error) {
 		return []File{{Path: abs, HotTail: hot}}, func() { unpinned = true }, nil
 	}
-	n, kept, err := Trim(dir, pin)
+	n, kept, err := Trim(dir, pin, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,13 +83,27 @@ func TestTrim(t *testing.T) {
 	if left := after - before; left < (2*size+hot)*9/10 || left > 2*size+hot+size/4 {
 		t.Errorf("after the trim RssFile is %d MiB above the start; the two mappings and the tail kept are %d MiB", left>>20, (2*size+hot)>>20)
 	}
-	if r := mappingRSS(t, abs); r < hot || r > hot+2*page {
+	if r := mappingRSS(t, abs); r < hot || r > hot+size/8 {
 		t.Errorf("the pinned table has %d KiB resident after the trim, want its hot tail, %d KiB", r>>10, hot>>10)
 	}
 	for _, m := range [][]byte{snap, sst, loose, other} {
 		if !bytes.Equal(m[size-16:], []byte("0123456789abcdef")) || !bytes.Equal(m[:16], []byte("0123456789abcdef")) {
 			t.Fatal("a mapping reads other bytes after the trim")
 		}
+	}
+	// With no room for the tail, the table is trimmed whole.
+	sum := 0
+	for i := 0; i < len(sst); i += int(page) {
+		sum += int(sst[i])
+	}
+	if r := mappingRSS(t, abs); sum == 0 || r < size*9/10 {
+		t.Fatalf("reading the table again left %d KiB of it resident", r>>10)
+	}
+	if _, kept, err := Trim(dir, pin, hot/2); err != nil || kept != 0 {
+		t.Errorf("Trim with room for half the tail kept %d bytes (%v), want none", kept, err)
+	}
+	if r := mappingRSS(t, abs); r > size/8 {
+		t.Errorf("the pinned table has %d KiB resident after a trim with no room for its tail", r>>10)
 	}
 }
 
