@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"log"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +41,9 @@ type FS struct {
 	log    *log.Logger
 	// prune bounds the nodes the kernel keeps (prune.go).
 	prune *pruner
+	// generated counts the contents of generated files computed
+	// (genfile.go): tests check that a listing computes none.
+	generated atomic.Uint64
 }
 
 // logf reports something the kernel's errno cannot say (why a write was

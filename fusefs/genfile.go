@@ -54,6 +54,7 @@ func (g *genFile) content(ctx context.Context) (*genSnap, error) {
 	if old != nil && old.gen == gen && time.Since(old.at) < snapTTL {
 		return old, nil
 	}
+	g.fsys.generated.Add(1)
 	b, err := g.gen(ctx, may)
 	if err != nil {
 		return nil, err

@@ -239,3 +239,58 @@ func TestLogLinesInByDate(t *testing.T) {
 		t.Error("by-date/2024/03/02 exists")
 	}
 }
+
+// TestListingComputesNoGeneratedFile: listing search/<q>/ (a READDIRPLUS,
+// which looks up every entry it returns) computes neither .results (a
+// snippet of every result, read from the store) nor the file of a log's
+// line (the log read for its neighbours); a stat of one, or a read, does,
+// and its size is what the read gives.
+func TestListingComputesNoGeneratedFile(t *testing.T) {
+	t.Parallel()
+	tf := testMount(t)
+	writeSession(t, tf, "episodic/sessions/s1", "", sessionTurns())
+	must(t, os.WriteFile(tf.path("semantic/kayak.md"), []byte("A kayaking note, not a log."), 0o644))
+	gen := &tf.srv.notify.fsys.generated
+	for _, q := range []string{"kayaking", "kayaking k:3", "weather"} {
+		before := gen.Load()
+		ents, err := os.ReadDir(tf.path("search/" + q))
+		must(t, err)
+		if len(ents) < 3 {
+			t.Fatalf("search/%s lists %d entries", q, len(ents))
+		}
+		if n := gen.Load() - before; n != 0 {
+			t.Fatalf("listing search/%s computed %d generated files", q, n)
+		}
+		var line, memory string
+		for _, e := range ents {
+			switch {
+			case strings.Contains(e.Name(), "#L") && line == "":
+				line = e.Name()
+			case strings.HasSuffix(e.Name(), "-kayak.md"):
+				memory = e.Name()
+			}
+		}
+		if line == "" {
+			t.Fatalf("search/%s: no log line among %v", q, ents)
+		}
+		for _, name := range []string{".results", line} {
+			p := tf.path("search/" + q + "/" + name)
+			st, err := os.Stat(p)
+			must(t, err)
+			if body := read(t, p); st.Size() != int64(len(body)) || len(body) == 0 {
+				t.Fatalf("search/%s/%s: stat says %d bytes, a read gives %d", q, name, st.Size(), len(body))
+			}
+		}
+		if gen.Load() == before {
+			t.Fatalf("stat and read of search/%s/.results computed nothing", q)
+		}
+		if q == "kayaking" {
+			// A memory among the results is itself, attributes and all.
+			st, err := os.Stat(tf.path("search/kayaking/" + memory))
+			must(t, err)
+			if st.Size() != int64(len("A kayaking note, not a log.")) {
+				t.Fatalf("search/kayaking/%s: %d bytes", memory, st.Size())
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -111,6 +112,79 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: ino, Mode: syscall.S_IFREG})
 	}
 	return fs.NewListDirStream(list), 0
+}
+
+// OpendirHandle: an open search/<query>/ lists the results and answers
+// a READDIRPLUS's lookups (plusHandle).
+func (d *queryDir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return &plusHandle{list: d.Readdir, lookup: func(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+		if name == ".results" || strings.Contains(name, "#L") {
+			// Generated: its size is its content, snippets or a log's
+			// lines read from the store, for a listing that shows names.
+			// A READDIRPLUS entry without a node leaves it to a lookup,
+			// made if the name is used (fuse_direntplus_link).
+			return nil, syscall.EAGAIN
+		}
+		return d.Lookup(ctx, name, out)
+	}}, 0, 0
+}
+
+// plusHandle is an open directory whose listing comes from list (at the
+// first read) and whose READDIRPLUS entries are looked up by lookup, which
+// may decline one (an error: the entry goes out without attributes).
+type plusHandle struct {
+	list   func(context.Context) (fs.DirStream, syscall.Errno)
+	lookup func(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno)
+	ds     fs.DirStream
+}
+
+var (
+	_ fs.FileReaddirenter = (*plusHandle)(nil)
+	_ fs.FileLookuper     = (*plusHandle)(nil)
+	_ fs.FileSeekdirer    = (*plusHandle)(nil)
+	_ fs.FileReleasedirer = (*plusHandle)(nil)
+)
+
+func (h *plusHandle) open(ctx context.Context) syscall.Errno {
+	if h.ds == nil {
+		ds, errno := h.list(ctx)
+		if errno != 0 {
+			return errno
+		}
+		h.ds = ds
+	}
+	return 0
+}
+
+func (h *plusHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	if errno := h.open(ctx); errno != 0 {
+		return nil, errno
+	}
+	if !h.ds.HasNext() {
+		return nil, 0
+	}
+	e, errno := h.ds.Next()
+	return &e, errno
+}
+
+func (h *plusHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	if errno := h.open(ctx); errno != 0 {
+		return errno
+	}
+	if sd, ok := h.ds.(fs.FileSeekdirer); ok {
+		return sd.Seekdir(ctx, off)
+	}
+	return syscall.ENOTSUP
+}
+
+func (h *plusHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return h.lookup(ctx, name, out)
+}
+
+func (h *plusHandle) Releasedir(ctx context.Context, flags uint32) {
+	if h.ds != nil {
+		h.ds.Close()
+	}
 }
 
 // lineKey names the result file of a log's line in this query directory:
