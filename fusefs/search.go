@@ -3,7 +3,6 @@ package fusefs
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -118,15 +117,33 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 // a READDIRPLUS's lookups (plusHandle).
 func (d *queryDir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	return &plusHandle{list: d.Readdir, lookup: func(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-		if name == ".results" || strings.Contains(name, "#L") {
-			// Generated: its size is its content, snippets or a log's
-			// lines read from the store, for a listing that shows names.
-			// A READDIRPLUS entry without a node leaves it to a lookup,
+		if d.generated(ctx, name) {
+			// Its size is its content, snippets or a log's lines read
+			// from the store, for a listing that shows names. A
+			// READDIRPLUS entry without a node leaves it to a lookup,
 			// made if the name is used (fuse_direntplus_link).
 			return nil, syscall.EAGAIN
 		}
 		return d.Lookup(ctx, name, out)
 	}}, 0, 0
+}
+
+// generated reports whether name is a generated entry: .results, or the
+// file of a log's line among the current results.
+func (d *queryDir) generated(ctx context.Context, name string) bool {
+	if name == ".results" {
+		return true
+	}
+	rs, err := d.snapshot(ctx, false) // the listing's, kept for a second
+	if err != nil {
+		return false
+	}
+	for _, r := range rs {
+		if r.Line > 0 && views.EntryName(r) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // plusHandle is an open directory whose listing comes from list (at the

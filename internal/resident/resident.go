@@ -42,8 +42,9 @@ type File struct {
 
 // Start checks every interval (and when poked) whether the file-backed
 // resident memory grew by more than budget bytes since the start, beside
-// the pinned files' hot parts (up to budget bytes of them), and if so trims the mappings of files under
-// dir (those pin names among them; pin may be nil). Stop ends it.
+// the pinned files' hot parts (up to budget bytes of them), and if so
+// trims the mappings of files under dir (those pin names among them; pin
+// may be nil). Stop ends it.
 func Start(dir string, budget int64, every time.Duration, pin Pin) *Trimmer {
 	t := &Trimmer{dir: filepath.Clean(dir), pin: pin, budget: budget, stop: make(chan struct{}), poke: make(chan struct{}, 1)}
 	t.base, _ = FileRSS()
