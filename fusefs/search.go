@@ -116,43 +116,15 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 // OpendirHandle: an open search/<query>/ lists the results and answers
 // a READDIRPLUS's lookups (plusHandle).
 func (d *queryDir) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return &plusHandle{list: d.Readdir, lookup: func(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-		if d.generated(ctx, name) {
-			// Its size is its content, snippets or a log's lines read
-			// from the store, for a listing that shows names. A
-			// READDIRPLUS entry without a node leaves it to a lookup,
-			// made if the name is used (fuse_direntplus_link).
-			return nil, syscall.EAGAIN
-		}
-		return d.Lookup(ctx, name, out)
-	}}, 0, 0
+	return &plusHandle{d: d}, 0, 0
 }
 
-// generated reports whether name is a generated entry: .results, or the
-// file of a log's line among the current results.
-func (d *queryDir) generated(ctx context.Context, name string) bool {
-	if name == ".results" {
-		return true
-	}
-	rs, err := d.snapshot(ctx, false) // the listing's, kept for a second
-	if err != nil {
-		return false
-	}
-	for _, r := range rs {
-		if r.Line > 0 && views.EntryName(r) == name {
-			return true
-		}
-	}
-	return false
-}
-
-// plusHandle is an open directory whose listing comes from list (at the
-// first read) and whose READDIRPLUS entries are looked up by lookup, which
-// may decline one (an error: the entry goes out without attributes).
+// plusHandle is an open search/<query>/: its listing, read at the first
+// read, and the lookups of a READDIRPLUS, which decline the generated
+// entries (errDeclined: they go out without attributes).
 type plusHandle struct {
-	list   func(context.Context) (fs.DirStream, syscall.Errno)
-	lookup func(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno)
-	ds     fs.DirStream
+	d  *queryDir
+	ds fs.DirStream
 }
 
 var (
@@ -164,7 +136,7 @@ var (
 
 func (h *plusHandle) open(ctx context.Context) syscall.Errno {
 	if h.ds == nil {
-		ds, errno := h.list(ctx)
+		ds, errno := h.d.Readdir(ctx)
 		if errno != 0 {
 			return errno
 		}
@@ -195,7 +167,7 @@ func (h *plusHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 }
 
 func (h *plusHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return h.lookup(ctx, name, out)
+	return h.d.lookup(ctx, name, out, true)
 }
 
 func (h *plusHandle) Releasedir(ctx context.Context, flags uint32) {
@@ -212,7 +184,21 @@ func (d *queryDir) lineKey(r views.Result) string {
 }
 
 func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return d.lookup(ctx, name, out, false)
+}
+
+// errDeclined is what a READDIRPLUS's lookup of a generated entry (plus)
+// answers: its size is its content (snippets, or a log's lines, read from
+// the store), not worth computing for a listing that shows names. An
+// entry without a node leaves it to a lookup, made if the name is used
+// (fuse_direntplus_link).
+const errDeclined = syscall.EAGAIN
+
+func (d *queryDir) lookup(ctx context.Context, name string, out *fuse.EntryOut, plus bool) (*fs.Inode, syscall.Errno) {
 	if name == ".results" {
+		if plus {
+			return nil, errDeclined
+		}
 		return d.genFileChild(ctx, d.key+"/.results", func(ctx context.Context, may views.May) ([]byte, error) {
 			rs, err := d.snapshot(ctx, false)
 			return views.ResultsText(d.q, d.fsys.eng.WithSnippets(d.q, rs)), err
@@ -227,6 +213,9 @@ func (d *queryDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 			continue
 		}
 		if r.Line > 0 {
+			if plus {
+				return nil, errDeclined
+			}
 			// A log's line: a generated file of the line and its
 			// neighbours, computed at each open for the caller.
 			ino, line := r.Ino, r.Line
