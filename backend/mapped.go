@@ -6,6 +6,8 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/table"
+
+	"github.com/mnemofs/mnemofs/internal/resident"
 )
 
 // Mapped is implemented by engines that read their files through memory
@@ -15,15 +17,7 @@ import (
 // kernel on their ranges (internal/resident) without racing an unmap
 // that would let another mapping take the range meanwhile.
 type Mapped interface {
-	PinMapped() (files []MappedFile, unpin func(), err error)
-}
-
-// MappedFile is a file an engine maps whole, and how long its hot part
-// is: the last HotTail bytes are read by almost every lookup (a Badger
-// table's index and Bloom filters), the ones before them by few.
-type MappedFile struct {
-	Path    string
-	HotTail int64
+	PinMapped() (files []resident.File, unpin func(), err error)
 }
 
 // AsMapped returns kv as a Mapped, if its engine is one.
@@ -49,7 +43,7 @@ const tableTrailer = 64
 // Bloom filters of the tables on its way and the block offsets of the
 // one that may hold the key. The files are in the order of their levels,
 // the upper (hotter) ones first.
-func (b *badgerKV) PinMapped() ([]MappedFile, func(), error) {
+func (b *badgerKV) PinMapped() ([]resident.File, func(), error) {
 	if b.dir == "" {
 		return nil, func() {}, nil // in memory: no files
 	}
@@ -63,7 +57,7 @@ func (b *badgerKV) PinMapped() ([]MappedFile, func(), error) {
 	}
 	txn := b.db.NewTransaction(false)
 	it := txn.NewIterator(badger.IteratorOptions{})
-	var files []MappedFile
+	var files []resident.File
 	tables := b.db.Tables()
 	// The upper levels' first: a lookup reads the filter of every table
 	// of level 0 and of one table a level below, and the upper levels
@@ -71,7 +65,7 @@ func (b *badgerKV) PinMapped() ([]MappedFile, func(), error) {
 	slices.SortStableFunc(tables, func(a, b badger.TableInfo) int { return a.Level - b.Level })
 	for _, t := range tables {
 		if before[t.ID] {
-			files = append(files, MappedFile{Path: table.NewFilename(t.ID, dir), HotTail: int64(t.IndexSz) + tableTrailer})
+			files = append(files, resident.File{Path: table.NewFilename(t.ID, dir), HotTail: int64(t.IndexSz) + tableTrailer})
 		}
 	}
 	return files, func() { it.Close(); txn.Discard() }, nil

@@ -19,14 +19,7 @@ import (
 func startTrim(data string, cacheBytes int64, kv backend.KV, eng *views.Engine) *resident.Trimmer {
 	var pin resident.Pin
 	if m, ok := backend.AsMapped(kv); ok {
-		pin = func() ([]resident.File, func(), error) {
-			files, unpin, err := m.PinMapped()
-			out := make([]resident.File, len(files))
-			for i, f := range files {
-				out[i] = resident.File{Path: f.Path, HotTail: f.HotTail}
-			}
-			return out, unpin, err
-		}
+		pin = m.PinMapped
 	}
 	trim := resident.Start(data, max(cacheBytes/4, 8<<20), time.Second, pin)
 	eng.SetAfterSearch(trim.Poke)
