@@ -62,9 +62,9 @@ type NewFile struct {
 }
 
 // Prepare does for dst and data what needs no lock: the name check,
-// redaction, parsing, the hash and the record's encoding. Unlike the rest of a Bulk it may be
-// called from many goroutines at once (an import prepares files in
-// parallel and adds them in order).
+// redaction, parsing, the hash and the record's encoding. Unlike the rest
+// of a Bulk it may be called from many goroutines at once (an import
+// prepares files in parallel and adds them in order).
 func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
 	s := b.s
 	_, name := path.Split(dst)

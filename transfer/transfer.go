@@ -102,16 +102,17 @@ type walking struct {
 	err      <-chan error // once items is closed
 	finished chan struct{}
 	found    atomic.Int64
-	done     atomic.Bool
 }
 
 // total is what progress reports as the total: 0 (not known) until the
 // walk is over.
 func (w *walking) total() int64 {
-	if !w.done.Load() {
+	select {
+	case <-w.finished:
+		return w.found.Load()
+	default:
 		return 0
 	}
-	return w.found.Load()
 }
 
 // walk sends every path under src, in the order of filepath.WalkDir, until
@@ -138,7 +139,6 @@ func walk(src string, stop <-chan struct{}) *walking {
 				return filepath.SkipAll
 			}
 		})
-		w.done.Store(true)
 		errc <- err
 	}()
 	return w
