@@ -51,7 +51,7 @@ import (
 // snapFormat is the layout's version; a change of layout or of what is
 // indexed bumps it. (The program's own checksum is in the header too, so
 // a build that indexes differently never reads an older build's file.)
-const snapFormat = 3
+const snapFormat = 4
 
 // segAlign is the segment's alignment in the file: a mapping starts at a
 // multiple of the page size (at most 64 KiB on the hosts Go supports).

@@ -145,6 +145,7 @@ func main() {
 	noWrite := flag.Bool("no-write", false, "do not write the turns (the store already holds them)")
 	inProc := flag.Bool("inproc", false, "no mount: an in-memory store and the views engine in this process (for quick iteration)")
 	looSpec := flag.String("loo", "", "with -inproc: leave-one-conversation-out tuning over this grid (loo.go), e.g. 'syn=0,0.2;when=0,0.3'")
+	set := flag.String("set", "", "with -inproc: ranking parameters for this run, as one -loo setting ('syn=0.3;when=0')")
 	flag.StringVar(&layout, "layout", "files", "how the turns are written: files (one memory a turn) or jsonl (one turns.jsonl a session, a line a turn)")
 	flag.Parse()
 	if layout != "files" && layout != "jsonl" {
@@ -179,6 +180,13 @@ func main() {
 		if waitEmbedded(*mnt) {
 			rep.EmbedSeconds = time.Since(t0).Seconds()
 		}
+	}
+	if *set != "" {
+		gs := grid(*set)
+		if ip == nil || len(gs) != 1 {
+			fail("-set needs -inproc and one value a parameter")
+		}
+		ip.eng.SetTuning(gs[0].t)
 	}
 	if *looSpec != "" {
 		if ip == nil {
