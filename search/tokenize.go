@@ -158,8 +158,8 @@ var irregularTxt string
 // irregular maps the irregular English verb forms that stemming cannot
 // join to their base ("went" → "go", "won" → "win"; from WordNet's
 // exception list, irregular.txt), so that a question that asks who won
-// finds the memory that says who won. (On LoCoMo: recall@5 +0.005, in
-// each of the five conversations.) A form that is also a noun keeps one
+// finds the memory that says who won. (On LoCoMo: recall@5 0.753 →
+// 0.759, higher in each of the five conversations.) A form that is also a noun keeps one
 // index term with the verb ("saw", "left"): the cost of the rule.
 var irregular = func() map[string]string {
 	m := map[string]string{}
