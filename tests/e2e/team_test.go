@@ -183,9 +183,10 @@ func TestTeamAppendersKeepEveryLine(t *testing.T) {
 			t.Fatalf("%v\nA: %s\nB: %s", err, a.stderr.String(), b.stderr.String())
 		}
 	}
-	onA, onB := waitLines(t, logA, 4*n, 2*time.Second), waitLines(t, logB, 4*n, 2*time.Second)
+	const settle = 2 * time.Second
+	onA, onB := waitLines(t, logA, 4*n, settle), waitLines(t, logB, 4*n, settle)
 	if !bytes.Equal(onA, onB) {
-		t.Errorf("after 2 s the hosts disagree: A has %d lines, B %d", bytes.Count(onA, []byte("\n")), bytes.Count(onB, []byte("\n")))
+		t.Errorf("after %v the hosts disagree: A has %d lines, B %d", settle*raceSlack, bytes.Count(onA, []byte("\n")), bytes.Count(onB, []byte("\n")))
 	}
 	checkLines(t, onA, n, "a1", "a2", "b1", "b2")
 	checkLines(t, onB, n, "a1", "a2", "b1", "b2")
