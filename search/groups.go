@@ -17,13 +17,13 @@ func (x *Index) sortedGroups() {
 		return
 	}
 	x.stale = map[uint64]struct{}{}
-	if words := (len(x.docs) + 63) / 64; len(x.seen) < words {
+	if words := (x.ndocs() + 63) / 64; len(x.seen) < words {
 		x.seen = make([]uint64, words)
 	}
 	for g := range stale {
 		ids := x.liveMembers(g)
 		x.members[g] = append([]uint32(nil), ids...)
-		less := func(a, b int) bool { return naturalLess(x.docs[ids[a]].order, x.docs[ids[b]].order) }
+		less := func(a, b int) bool { return naturalLess(x.order(ids[a]), x.order(ids[b])) }
 		if !sort.SliceIsSorted(ids, less) { // a loaded segment's are
 			sort.Slice(ids, less)
 		}
@@ -39,9 +39,9 @@ func (x *Index) sortedGroups() {
 		x.seq[g] = x.isSequence(g, ids)
 		wins := 0
 		for i, id := range ids {
-			d := &x.docs[id]
-			d.pos, d.win = int32(i), x.seq[g] && d.length <= shortDoc
-			if d.win {
+			win := x.seq[g] && x.length(id) <= shortDoc
+			x.setWindow(id, i, win)
+			if win {
 				wins++
 			}
 		}
@@ -59,7 +59,7 @@ func (x *Index) liveMembers(g uint64) []uint32 {
 	ids := make([]uint32, 0, len(m))
 	for _, id := range m {
 		w, bit := id/64, uint64(1)<<(id%64)
-		if d := &x.docs[id]; d.live && d.group == g && x.seen[w]&bit == 0 {
+		if x.isLive(id) && x.group(id) == g && x.seen[w]&bit == 0 {
 			x.seen[w] |= bit
 			ids = append(ids, id)
 		}
@@ -86,7 +86,7 @@ func (x *Index) isSequence(g uint64, ids []uint32) bool {
 	// vote) and a second counts.
 	cand, votes := "", 0
 	for _, id := range ids {
-		o := x.docs[id].order
+		o := x.order(id)
 		switch {
 		case votes == 0:
 			cand, votes = o, 1
@@ -98,7 +98,7 @@ func (x *Index) isSequence(g uint64, ids []uint32) bool {
 	}
 	n := 0
 	for _, id := range ids {
-		if sameShape(cand, x.docs[id].order) {
+		if sameShape(cand, x.order(id)) {
 			n++
 		}
 	}

@@ -57,14 +57,14 @@ func TestSameShapeAndMajority(t *testing.T) {
 			if rng.Intn(10) < 7+trial%3 {
 				o = common + fmt.Sprint(i)
 			}
-			x.docs = append(x.docs, doc{order: o})
+			x.appendDoc(doc{order: o}, 1, false)
 			ids = append(ids, uint32(i))
 		}
 		counts := map[string]int{}
 		most := 0
 		for _, id := range ids {
-			counts[shapeOf(x.docs[id].order)]++
-			most = max(most, counts[shapeOf(x.docs[id].order)])
+			counts[shapeOf(x.order(id))]++
+			most = max(most, counts[shapeOf(x.order(id))])
 		}
 		if got, want := x.isSequence(1, ids), most*5 >= n*4; got != want {
 			t.Fatalf("isSequence of %d names (most shared shape %d): %v, want %v", n, most, got, want)

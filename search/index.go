@@ -25,31 +25,14 @@ type Part struct {
 // metaPrefix marks the index terms of the metadata field.
 const metaPrefix = "\x01"
 
-// doc is one document: 48 bytes, one per document in the heap, so its
-// fields are ordered to leave no padding.
-type doc struct {
-	ino    uint64 // with part, its Key
-	group  uint64 // documents of one group are neighbours
-	order  string // position in the group
-	part   uint32
-	length uint32
-	pos    int32 // index in its group's ordered list (valid when cached)
-	live   bool
-	win    bool // scored as a window (see windowed; valid when cached)
-	// question: the document asks something (holds a '?'); its words
-	// count in the next document's window at Tuning.Reply.
-	question bool
-}
-
-func (d *doc) key() Key { return Key{Ino: d.ino, Part: d.part} }
-
 // Index is an in-memory BM25 index.
 type Index struct {
-	mu   sync.RWMutex
-	docs []doc
+	mu sync.RWMutex
 	// lens is each document's length, deadBit set once it is removed: a
-	// column of docs dense enough for a search to read at random.
+	// column dense enough for a search to read at random; dt is the rest
+	// of the documents' table (docs.go).
 	lens []uint32
+	dt   docTable
 	// byIno is each file's documents, of the files put or removed since
 	// a segment was loaded (a removed one's nil); the others' are the
 	// base's (docsOf).
@@ -95,7 +78,7 @@ func (x *Index) Reset() {
 	n := NewIndex()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.docs, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = nil, nil, n.byIno, n.over, nil, 0, 0, 0
+	x.dt, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = docTable{}, nil, n.byIno, n.over, nil, 0, 0, 0
 	x.groups, x.members, x.seq, x.stale, x.nwin, x.winCount = n.groups, n.members, n.seq, n.stale, 0, n.winCount
 	x.seen = nil
 	x.gen++
@@ -160,12 +143,12 @@ func (x *Index) Move(ino uint64, group uint64, order string) {
 	if len(ids) != 1 {
 		return
 	}
-	d := &x.docs[ids[0]]
-	x.invalidate(d.group)
-	if d.group != group {
-		x.members[group] = append(x.members[group], ids[0])
+	id := ids[0]
+	x.invalidate(x.group(id))
+	if x.group(id) != group {
+		x.members[group] = append(x.members[group], id)
 	}
-	d.group, d.order = group, order
+	x.place(id, group, order)
 	x.invalidate(group)
 	x.gen++
 }
@@ -181,14 +164,12 @@ func (x *Index) Remove(ino uint64) {
 
 func (x *Index) removeLocked(ino uint64) {
 	for _, id := range x.docsOf(ino) {
-		d := &x.docs[id]
-		if d.live {
-			d.live = false
+		if x.isLive(id) {
+			x.totalLen -= uint64(x.length(id))
 			x.lens[id] |= deadBit
 			x.live--
 			x.dead++
-			x.totalLen -= uint64(d.length)
-			x.invalidate(d.group)
+			x.invalidate(x.group(id))
 			x.rmGen++
 		}
 	}
@@ -208,9 +189,7 @@ func (x *Index) docsOf(ino uint64) []uint32 {
 }
 
 func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string, question bool) {
-	id := uint32(len(x.docs))
-	x.docs = append(x.docs, doc{ino: k.Ino, part: k.Part, group: group, order: order, length: uint32(len(toks)), live: true, question: question})
-	x.lens = append(x.lens, min(uint32(len(toks)), deadBit-1))
+	id := x.appendDoc(doc{ino: k.Ino, part: k.Part, group: group, order: order}, uint32(len(toks)), question)
 	x.byIno[k.Ino] = append(x.docsOf(k.Ino), id)
 	x.live++
 	x.totalLen += uint64(len(toks))
@@ -233,22 +212,23 @@ func (x *Index) maybeCompact() {
 	if x.dead < 1024 || x.dead < x.live {
 		return
 	}
-	remap := make([]uint32, len(x.docs))
-	var docs []doc
-	for id, d := range x.docs {
-		if d.live {
-			remap[id] = uint32(len(docs))
-			docs = append(docs, d)
-		} else {
+	old := x.ndocs()
+	remap := make([]uint32, old)
+	y := NewIndex()
+	for id := range uint32(old) {
+		if !x.isLive(id) {
 			remap[id] = math.MaxUint32
+			continue
 		}
+		k := x.key(id)
+		remap[id] = y.appendDoc(doc{ino: k.Ino, part: k.Part, group: x.group(id), order: x.order(id)}, x.length(id), x.question(id))
 	}
 	over := make(map[string]*postings, x.terms())
 	x.eachList(func(t string, ps *postings) {
 		out := &postings{}
 		ps.each(func(doc, tf uint32) {
 			if r := remap[doc]; r != math.MaxUint32 {
-				out.add(r, tf, docs[r].length)
+				out.add(r, tf, y.length(r))
 			}
 		})
 		if out.n > 0 {
@@ -256,36 +236,22 @@ func (x *Index) maybeCompact() {
 		}
 	})
 	x.over, x.base = over, nil
+	x.dt, x.lens, x.dead = y.dt, y.lens, 0
 	x.byIno = map[uint64][]uint32{}
-	for id, d := range docs {
-		x.byIno[d.ino] = append(x.byIno[d.ino], uint32(id))
-	}
-	x.docs, x.dead = docs, 0
-	x.lens = lengths(docs)
 	x.groups = map[uint64][]uint32{}
 	x.members = map[uint64][]uint32{}
 	x.stale = map[uint64]struct{}{}
 	x.nwin, x.winCount = 0, map[uint64]int{}
-	for id, d := range x.docs {
-		x.members[d.group] = append(x.members[d.group], uint32(id))
-		x.invalidate(d.group)
+	for id := range uint32(x.ndocs()) {
+		ino, g := x.dt.inos[id], x.dt.added[id].group
+		x.byIno[ino] = append(x.byIno[ino], id)
+		x.members[g] = append(x.members[g], id)
+		x.invalidate(g)
 	}
 }
 
 // deadBit marks a removed document in Index.lens.
 const deadBit = 1 << 31
-
-// lengths is the lens column of docs.
-func lengths(docs []doc) []uint32 {
-	l := make([]uint32, len(docs))
-	for i, d := range docs {
-		l[i] = min(d.length, deadBit-1)
-		if !d.live {
-			l[i] |= deadBit
-		}
-	}
-	return l
-}
 
 // invalidate marks the cache of group g stale. Caller holds the write lock.
 func (x *Index) invalidate(g uint64) {

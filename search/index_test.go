@@ -82,8 +82,8 @@ func TestCompaction(t *testing.T) {
 	for i := uint64(0); i < 2500; i++ {
 		x.Remove(i)
 	}
-	if x.Len() != 500 || len(x.docs) >= 3000 {
-		t.Fatalf("live %d docs %d", x.Len(), len(x.docs))
+	if x.Len() != 500 || x.ndocs() >= 3000 {
+		t.Fatalf("live %d docs %d", x.Len(), x.ndocs())
 	}
 	hits := x.Search(Tokens("common"), Options{K: 1000, Neighbours: 0.3})
 	if len(hits) != 500 {
@@ -148,8 +148,8 @@ func TestGroupsFollowMoves(t *testing.T) {
 		t.Fatalf("group 7 = %v", g)
 	}
 	for i, id := range x.groups[7] {
-		if int(x.docs[id].pos) != i {
-			t.Fatalf("pos of %d is %d, want %d", id, x.docs[id].pos, i)
+		if int(x.pos(id)) != i {
+			t.Fatalf("pos of %d is %d, want %d", id, x.pos(id), i)
 		}
 	}
 }

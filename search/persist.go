@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Persisting the lexical index (views/snapshot.go writes it beside the
@@ -44,11 +45,14 @@ func (x *Index) Image() *Image {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	t := x.terms()
-	im := &Image{Docs: make([]DocImage, len(x.docs)), Terms: make([]string, 0, t),
+	im := &Image{Docs: make([]DocImage, x.ndocs()), Terms: make([]string, 0, t),
 		Lists: make([][]byte, 0, t), Counts: make([]int32, 0, t), Lasts: make([]uint32, 0, t),
 		TotalLen: x.totalLen, Live: x.live, Dead: x.dead, Gen: x.gen, skips: make([][]skip, 0, t)}
-	for i, d := range x.docs {
-		im.Docs[i] = DocImage{Ino: d.ino, Part: d.part, Group: d.group, Order: d.order, Length: d.length, Live: d.live, Question: d.question}
+	for i := range im.Docs {
+		id := uint32(i)
+		k := x.key(id)
+		im.Docs[i] = DocImage{Ino: k.Ino, Part: k.Part, Group: x.group(id), Order: x.order(id), Length: x.length(id),
+			Live: x.isLive(id), Question: x.question(id)}
 	}
 	x.eachList(func(t string, p *postings) {
 		im.Terms = append(im.Terms, t)
@@ -72,7 +76,7 @@ func (x *Index) LoadSegment(data []byte) error {
 		if fresh, err = seg.index(); err == nil {
 			x.mu.Lock()
 			defer x.mu.Unlock()
-			x.docs, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = fresh.docs, fresh.lens, fresh.byIno, fresh.over, fresh.base, fresh.totalLen, fresh.live, fresh.dead
+			x.dt, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = fresh.dt, fresh.lens, fresh.byIno, fresh.over, fresh.base, fresh.totalLen, fresh.live, fresh.dead
 			x.groups, x.members, x.seq, x.stale = fresh.groups, fresh.members, fresh.seq, fresh.stale
 			x.nwin, x.winCount = 0, fresh.winCount
 			x.rmGen++
@@ -95,7 +99,7 @@ func (x *Index) Adopt(y *Index, gen uint64) bool {
 	if x.gen != gen {
 		return false
 	}
-	x.docs, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = y.docs, y.lens, y.byIno, y.over, y.base, y.totalLen, y.live, y.dead
+	x.dt, x.lens, x.byIno, x.over, x.base, x.totalLen, x.live, x.dead = y.dt, y.lens, y.byIno, y.over, y.base, y.totalLen, y.live, y.dead
 	x.groups, x.members, x.seq, x.stale, x.nwin, x.winCount = y.groups, y.members, y.seq, y.stale, y.nwin, y.winCount
 	x.rmGen++
 	x.gen++
@@ -107,20 +111,27 @@ func (x *Index) Adopt(y *Index, gen uint64) bool {
 func (s *segment) index() (*Index, error) {
 	n := s.docs
 	fresh := NewIndex()
-	fresh.docs = make([]doc, n)
+	// The documents' names stay in the segment (docs.go); the columns a
+	// search reads at random are made here.
+	fresh.dt = docTable{seg: s, nbase: uint32(n), inos: slices.Clone(s.inos), parts: slices.Clone(s.parts),
+		pos: make([]int32, n), flags: make([]uint8, n)}
+	fresh.lens = make([]uint32, n)
 	var at uint32
-	for i := range fresh.docs {
+	for i := range n {
 		end := s.orderEnds[i]
 		if end < at || int(end) > len(s.orders) {
 			return nil, fmt.Errorf("search: segment: document %d's order ends at %d of %d", i, end, len(s.orders))
 		}
-		live, g := s.flags[i]&1 != 0, s.groups[i]
-		fresh.docs[i] = doc{ino: s.inos[i], part: s.parts[i], group: g, order: s.orders[at:end], length: s.lengths[i],
-			live: live, question: s.flags[i]&2 != 0}
 		at = end
-		if live {
+		fresh.lens[i] = min(s.lengths[i], deadBit-1)
+		if s.flags[i]&2 != 0 {
+			fresh.dt.flags[i] = flagQuestion
+		}
+		if s.flags[i]&1 != 0 {
 			fresh.live++
 			fresh.totalLen += uint64(s.lengths[i])
+		} else {
+			fresh.lens[i] |= deadBit
 		}
 	}
 	// Each group's members in order (the dead ones would be dropped
@@ -139,7 +150,6 @@ func (s *segment) index() (*Index, error) {
 		fresh.invalidate(g)
 	}
 	fresh.dead = s.dead
-	fresh.lens = lengths(fresh.docs)
 	if fresh.live != s.live || fresh.totalLen != s.totalLen || fresh.live+s.dead != n {
 		return nil, fmt.Errorf("search: segment: %d live documents of length %d, the header says %d of %d", fresh.live, fresh.totalLen, s.live, s.totalLen)
 	}

@@ -232,7 +232,10 @@ func (x *Index) scorePlain(acc *scratch, lists []*postings, idfs []float64, o Op
 			parts[i] = 0
 		}
 		total := own + prior
-		k := x.docs[d].key()
+		if full && total < best[0].h.Score {
+			continue // worse than every kept hit, whatever its key
+		}
+		k := x.key(d)
 		h := Hit{Ino: k.Ino, Part: k.Part, Score: total, Base: own}
 		if full && !better(h, best[0].h) || !x.kept(h, o, keep) {
 			continue

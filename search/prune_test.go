@@ -30,19 +30,18 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 		rs = reaches(o.Neighbours, t)
 	}
 	lists, idfs := x.queryLists(terms, o.Extra, t)
-	acc := &scratch{base: make([]float64, len(x.docs)), score: make([]float64, len(x.docs)), slot: make([]uint32, len(x.docs)), nq: len(lists)}
+	acc := &scratch{base: make([]float64, x.ndocs()), score: make([]float64, x.ndocs()), slot: make([]uint32, x.ndocs()), nq: len(lists)}
 	base, score := acc.base, acc.score
 	for qi, ps := range lists {
 		ps.each(func(doc, tfi uint32) {
-			d := &x.docs[doc]
-			if !d.live {
+			if !x.isLive(doc) {
 				return
 			}
 			tf := float64(tfi)
 			if base[doc] == 0 {
 				acc.touched = append(acc.touched, doc)
 			}
-			base[doc] += idfs[qi] * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(d.length)/avg))
+			base[doc] += idfs[qi] * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.length(doc))/avg))
 			if g, ok := x.windowed(doc); ok && rs != nil {
 				x.spread(acc, doc, g, qi, tf, rs, t.Reply)
 			}
@@ -57,7 +56,7 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 			if base[id] == 0 {
 				acc.touched = append(acc.touched, id)
 			}
-			g := x.docs[id].group
+			g := x.group(id)
 			s := windowScore(acc.tf(id), idfs, x.windowLen(id, x.groups[g], rs, t.Reply), windowAvg(avg, rs), t)
 			score[id] = s
 			gbest[g] = max(gbest[g], s)
@@ -72,7 +71,7 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 		}
 		if t.Ask > 0 {
 			for _, id := range acc.touched {
-				if d := &x.docs[id]; d.question && d.win {
+				if x.question(id) && x.win(id) {
 					score[id] *= 1 - t.Ask
 				}
 			}
@@ -81,7 +80,7 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 	var all []Hit
 	for _, id := range acc.touched {
 		if score[id] > 0 {
-			k := x.docs[id].key()
+			k := x.key(id)
 			all = append(all, Hit{Ino: k.Ino, Part: k.Part, Score: score[id], Base: base[id]})
 		}
 	}
@@ -180,7 +179,7 @@ func TestLiveCountFollowsChanges(t *testing.T) {
 		ps := x.list(term)
 		want := 0
 		ps.each(func(doc, _ uint32) {
-			if x.docs[doc].live {
+			if x.isLive(doc) {
 				want++
 			}
 		})

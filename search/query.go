@@ -69,7 +69,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 		rs = reaches(o.Neighbours, t)
 	}
 	lists, idfs := x.queryLists(terms, o.Extra, t)
-	acc := getScratch(len(x.docs), len(lists))
+	acc := getScratch(x.ndocs(), len(lists))
 	defer putScratch(acc)
 	// Windows first, in full (window.go): the short members of sequences.
 	// Then every other document, pruned (prune.go), on top of what the
@@ -201,7 +201,10 @@ func (x *Index) pick(acc *scratch, o Options, keep map[uint64]bool, limit int) (
 		if sc <= 0 {
 			continue
 		}
-		k := x.docs[id].key()
+		if best.Len() == limit && sc < best[0].Score {
+			continue // worse than every kept hit, whatever its key
+		}
+		k := x.key(id)
 		h := Hit{Ino: k.Ino, Part: k.Part, Score: sc, Base: acc.base[id]}
 		if best.Len() < limit {
 			heap.Push(&best, h)

@@ -47,19 +47,18 @@ func reaches(nw float64, t *Tuning) []reach {
 // window: a short member of a sequence, at its place in the group's cached
 // order.
 func (x *Index) windowed(id uint32) ([]uint32, bool) {
-	d := &x.docs[id]
-	if !d.win {
+	if !x.win(id) {
 		return nil, false
 	}
-	g := x.groups[d.group]
-	return g, int(d.pos) < len(g) && g[d.pos] == id
+	g, p := x.groups[x.group(id)], x.pos(id)
+	return g, int(p) < len(g) && g[p] == id
 }
 
 // neighbour returns the document at position p of group g if there is one
 // and it is windowed itself (a long member neither lends its words nor
 // takes others').
 func (x *Index) neighbour(g []uint32, p int) (uint32, bool) {
-	if p < 0 || p >= len(g) || !x.docs[g[p]].win {
+	if p < 0 || p >= len(g) || !x.win(g[p]) {
 		return 0, false
 	}
 	return g[p], true
@@ -69,11 +68,10 @@ func (x *Index) neighbour(g []uint32, p int) (uint32, bool) {
 // g: its own plus its neighbours' at their weights. The window of p holds
 // p-off at the weight with which p's terms reach p+off.
 func (x *Index) windowLen(id uint32, g []uint32, rs []reach, reply float64) float64 {
-	d := &x.docs[id]
-	l := float64(d.length)
+	l, p := float64(x.length(id)), int(x.pos(id))
 	for _, r := range rs {
-		if n, ok := x.neighbour(g, int(d.pos)-r.off); ok {
-			l += x.reachWeight(n, r, reply) * float64(x.docs[n].length)
+		if n, ok := x.neighbour(g, p-r.off); ok {
+			l += x.reachWeight(n, r, reply) * float64(x.length(n))
 		}
 	}
 	return l
@@ -83,7 +81,7 @@ func (x *Index) windowLen(id uint32, g []uint32, rs []reach, reply float64) floa
 // window r.off places after it: a question's in its reply's (the next
 // document's) at reply, when set.
 func (x *Index) reachWeight(n uint32, r reach, reply float64) float64 {
-	if r.off == 1 && reply > 0 && x.docs[n].question {
+	if r.off == 1 && reply > 0 && x.question(n) {
 		return reply
 	}
 	return r.w
@@ -104,7 +102,7 @@ func windowAvg(avg float64, rs []reach) float64 {
 // of group g to its own window and to its neighbours'.
 func (x *Index) spread(acc *scratch, id uint32, g []uint32, qi int, tf float64, rs []reach, reply float64) {
 	acc.tf(id)[qi] += tf
-	p := int(x.docs[id].pos)
+	p := int(x.pos(id))
 	for _, r := range rs {
 		if n, ok := x.neighbour(g, p+r.off); ok {
 			acc.tf(n)[qi] += x.reachWeight(id, r, reply) * tf
@@ -145,14 +143,14 @@ func (x *Index) scoreWindows(acc *scratch, lists []*postings, idfs []float64, rs
 					break
 				}
 				g, ok := x.windowed(doc)
-				if !ok || !x.docs[doc].live {
+				if !ok || !x.isLive(doc) {
 					continue
 				}
 				tf := float64(tfi)
 				if base[doc] == 0 {
 					acc.touched = append(acc.touched, doc)
 				}
-				base[doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.docs[doc].length)/avg))
+				base[doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.length(doc))/avg))
 				x.spread(acc, doc, g, qi, tf, rs, t.Reply)
 			}
 		}
@@ -168,7 +166,7 @@ func (x *Index) scoreWindows(acc *scratch, lists []*postings, idfs []float64, rs
 		if base[id] == 0 {
 			acc.touched = append(acc.touched, id) // a neighbour without a match of its own
 		}
-		if gid := x.docs[id].group; gid != lastG || g == nil {
+		if gid := x.group(id); gid != lastG || g == nil {
 			lastG, g = gid, x.groups[gid]
 		}
 		s := windowScore(acc.tf(id), idfs, x.windowLen(id, g, rs, t.Reply), wavg, t)
@@ -193,7 +191,7 @@ func (x *Index) scoreWindows(acc *scratch, lists []*postings, idfs []float64, rs
 	}
 	if t.Ask > 0 {
 		for _, id := range acc.touched {
-			if d := &x.docs[id]; d.question && d.win {
+			if x.question(id) && x.win(id) {
 				score[id] *= 1 - t.Ask
 			}
 		}
