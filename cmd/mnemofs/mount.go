@@ -71,7 +71,36 @@ func startProfile() (stop func()) {
 			fmt.Fprintf(os.Stderr, "mnemofs: warning: no heap profile: %v\n", err)
 		}
 	})
-	return func() { cpu(); tr(); mem() }
+	every := periodicHeap()
+	return func() { every(); cpu(); tr(); mem() }
+}
+
+// periodicHeap writes the heap profile to $MNEMOFS_MEMPROFILE.<n> every
+// $MNEMOFS_MEMPROFILE_EVERY (a duration) while the mount runs: the live
+// heap at a build's peak, which the profile at the end does not show.
+func periodicHeap() (stop func()) {
+	base, every := os.Getenv("MNEMOFS_MEMPROFILE"), os.Getenv("MNEMOFS_MEMPROFILE_EVERY")
+	d, err := time.ParseDuration(every)
+	if base == "" || every == "" || err != nil || d <= 0 {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	go func() {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			if f, err := os.Create(fmt.Sprintf("%s.%d", base, n)); err == nil {
+				pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
+	}()
+	return func() { close(quit) }
 }
 
 // diagnose starts a recording into the file named by $env, if set, and
