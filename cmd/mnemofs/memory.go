@@ -13,20 +13,15 @@ import (
 
 // startTrim bounds the mapped snapshot's and Badger tables' pages that
 // searches touch, which count in the resident set until given back
-// (internal/resident), at half of --cache-size: a search over long
-// posting lists touches several MiB of them at once, on top. Each trim
-// gives back every such page, which the next searches read again: at 1M
-// memories and the default size, a quarter (16 MiB) trimmed about a
-// hundred times in 1,000 three-word searches and had search p50/p95 at
-// 11.0-11.5/22.2-22.6 ms; half had 9.2/17.4-17.9 ms at the same resident
-// set after them (BENCHMARKS.md). Stop it before the store closes: it
-// pins Badger's tables while it advises them.
+// (internal/resident), at a quarter of --cache-size: a search over long
+// posting lists touches several MiB of them at once, on top. Stop it before the store
+// closes: it pins Badger's tables while it advises them.
 func startTrim(data string, cacheBytes int64, kv backend.KV, eng *views.Engine) *resident.Trimmer {
 	var pin resident.Pin
 	if m, ok := backend.AsMapped(kv); ok {
 		pin = m.PinMapped
 	}
-	trim := resident.Start(data, max(cacheBytes/2, 8<<20), time.Second, pin)
+	trim := resident.Start(data, max(cacheBytes/4, 8<<20), time.Second, pin)
 	eng.SetAfterSearch(trim.Poke)
 	return trim
 }

@@ -47,7 +47,7 @@ func mountCmd() *cobra.Command {
 			return mount(args[0], cfg, user, int64(n), model)
 		},
 	}
-	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off); half of it is how far the mapped index and store tables may grow in the resident set, and one per KiB of it (at least 16384) is how many files and directories the kernel keeps looked up")
+	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off); a quarter of it is how far the mapped index and store tables may grow in the resident set, and one per KiB of it (at least 16384) is how many files and directories the kernel keeps looked up")
 	c.Flags().StringVar(&model, "model", "", "embedding model for hybrid search: a directory (cybertron layout) or a name from 'mnemofs model list'")
 	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
