@@ -187,3 +187,50 @@ func TestCursorStopsPastItsLast(t *testing.T) {
 		t.Errorf("the block read %d postings, want 2", n)
 	}
 }
+
+// A loaded segment's documents are named from the segment and the heap
+// columns, not copied into the heap as added documents; each reads back
+// as the index that wrote it had it, a moved one at its new place.
+func TestLoadedDocumentsReadBack(t *testing.T) {
+	x := NewIndex()
+	for i := uint64(1); i <= 300; i++ {
+		text := fmt.Sprintf("note %d about coffee", i)
+		if i%7 == 0 {
+			text += "?"
+		}
+		x.Put(i, []Part{{Text: text}}, 1000+i%5, fmt.Sprintf("turn_%d", i))
+	}
+	x.Put(900, []Part{{Part: 1, Text: "one line"}, {Part: 2, Text: "two line?"}}, 0, "")
+	x.Remove(10)
+	var buf bytes.Buffer
+	if err := x.Image().WriteSegment(&buf); err != nil {
+		t.Fatal(err)
+	}
+	y := NewIndex()
+	if err := y.LoadSegment(buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if len(y.dt.added) != 0 || int(y.dt.nbase) != x.ndocs() || y.ndocs() != x.ndocs() {
+		t.Fatalf("loaded: %d added, %d from the segment, %d in all; want 0, %d, %d", len(y.dt.added), y.dt.nbase, y.ndocs(), x.ndocs(), x.ndocs())
+	}
+	same := func(when string) {
+		t.Helper()
+		for id := range uint32(x.ndocs()) {
+			if x.key(id) != y.key(id) || x.group(id) != y.group(id) || x.order(id) != y.order(id) ||
+				x.length(id) != y.length(id) || x.isLive(id) != y.isLive(id) || x.question(id) != y.question(id) {
+				t.Fatalf("%s: document %d: %v %d %q %d %v %v, loaded %v %d %q %d %v %v", when, id,
+					x.key(id), x.group(id), x.order(id), x.length(id), x.isLive(id), x.question(id),
+					y.key(id), y.group(id), y.order(id), y.length(id), y.isLive(id), y.question(id))
+			}
+		}
+	}
+	same("after the load")
+	for _, ix := range []*Index{x, y} {
+		ix.Move(20, 1003, "turn_999")
+		ix.Remove(30)
+	}
+	same("after a move and a removal")
+	if p, ok := y.dt.moved[y.docsOf(20)[0]]; !ok || p.group != 1003 || p.order != "turn_999" {
+		t.Fatalf("the moved document's place: %+v %v", p, ok)
+	}
+}
