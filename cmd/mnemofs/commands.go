@@ -219,25 +219,39 @@ func abs(p string) string {
 	return p
 }
 
-// bar is a progress bar that appears once work is known.
+// bar is a progress bar that appears once work is known. One begun
+// before its total was known stays a spinner, the total named in its
+// description when it is known: the library's bar, told its length later,
+// counts its percentage only from then on (an import of 200k files ended
+// at "2%").
 type bar struct {
-	desc string
-	b    *progressbar.ProgressBar
+	desc    string
+	b       *progressbar.ProgressBar
+	spinner bool
+	named   int64 // the total a spinner's description names
 }
 
 func newBar(desc string) *bar { return &bar{desc: desc} }
 
 func (b *bar) progress(done, total int64) {
 	if b.b == nil {
-		if total <= 0 {
-			total = -1
+		max := total
+		if max <= 0 {
+			max, b.spinner = -1, true
 		}
-		b.b = progressbar.NewOptions64(total, progressbar.OptionSetDescription(b.desc),
+		b.b = progressbar.NewOptions64(max, progressbar.OptionSetDescription(b.desc),
 			progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"),
 			progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
 	}
-	if total > 0 && b.b.GetMax64() != total {
+	switch {
+	case total <= 0:
+	case b.spinner:
+		if b.named != total {
+			b.named = total
+			b.b.Describe(fmt.Sprintf("%s (of %d)", b.desc, total))
+		}
+	case b.b.GetMax64() != total:
 		b.b.ChangeMax64(total)
 	}
 	b.b.Set64(done)
