@@ -6,19 +6,11 @@ package search
 // document sits — its group and its order in it, read when groups are
 // sorted and for the documents scored as windows — is read where it lies
 // for a loaded segment's documents (the first nbase: at a million
-// documents those columns are 20 MB the kernel may page out, which a
-// table of structs copied into the heap), and from added, in the heap,
+// documents, 24 bytes of each the kernel may page out, which a table of
+// structs copied into the heap), and from added, in the heap,
 // for the documents put since (all of them without a segment, as during a
 // build). A segment's document moved since the load (Move) has its new
 // place in moved.
-
-// doc is one document, as Index.put adds it.
-type doc struct {
-	ino   uint64
-	group uint64
-	order string
-	part  uint32
-}
 
 // place is where a document sits: its group and its order in it.
 type place struct {
@@ -103,12 +95,12 @@ func (x *Index) place(id uint32, group uint64, order string) {
 	t.added[id-t.nbase] = place{group, order}
 }
 
-// appendDoc adds a document of length n (a new number, returned).
-func (x *Index) appendDoc(d doc, n uint32, question bool) uint32 {
+// appendDoc adds document k, at p, of length n (a new number, returned).
+func (x *Index) appendDoc(k Key, p place, n uint32, question bool) uint32 {
 	id := uint32(len(x.lens))
 	t := &x.dt
-	t.added = append(t.added, place{d.group, d.order})
-	t.inos, t.parts = append(t.inos, d.ino), append(t.parts, d.part)
+	t.added = append(t.added, p)
+	t.inos, t.parts = append(t.inos, k.Ino), append(t.parts, k.Part)
 	x.lens = append(x.lens, min(n, deadBit-1))
 	t.pos = append(t.pos, 0)
 	f := uint8(0)

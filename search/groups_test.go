@@ -57,7 +57,7 @@ func TestSameShapeAndMajority(t *testing.T) {
 			if rng.Intn(10) < 7+trial%3 {
 				o = common + fmt.Sprint(i)
 			}
-			x.appendDoc(doc{order: o}, 1, false)
+			x.appendDoc(Key{}, place{order: o}, 1, false)
 			ids = append(ids, uint32(i))
 		}
 		counts := map[string]int{}

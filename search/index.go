@@ -189,7 +189,7 @@ func (x *Index) docsOf(ino uint64) []uint32 {
 }
 
 func (x *Index) addLocked(k Key, group uint64, order string, toks, meta []string, question bool) {
-	id := x.appendDoc(doc{ino: k.Ino, part: k.Part, group: group, order: order}, uint32(len(toks)), question)
+	id := x.appendDoc(k, place{group, order}, uint32(len(toks)), question)
 	x.byIno[k.Ino] = append(x.docsOf(k.Ino), id)
 	x.live++
 	x.totalLen += uint64(len(toks))
@@ -220,8 +220,7 @@ func (x *Index) maybeCompact() {
 			remap[id] = math.MaxUint32
 			continue
 		}
-		k := x.key(id)
-		remap[id] = y.appendDoc(doc{ino: k.Ino, part: k.Part, group: x.group(id), order: x.order(id)}, x.length(id), x.question(id))
+		remap[id] = y.appendDoc(x.key(id), place{x.group(id), x.order(id)}, x.length(id), x.question(id))
 	}
 	over := make(map[string]*postings, x.terms())
 	x.eachList(func(t string, ps *postings) {

@@ -46,14 +46,7 @@ func TestImageRoundTrip(t *testing.T) {
 		return out
 	}
 	want := search(x)
-	var buf bytes.Buffer
-	if err := x.Image().WriteSegment(&buf); err != nil {
-		t.Fatal(err)
-	}
-	y := NewIndex()
-	if err := y.LoadSegment(buf.Bytes()); err != nil {
-		t.Fatal(err)
-	}
+	y := reload(t, x)
 	if got := search(y); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after a load:\n got %v\nwant %v", got, want)
 	}
@@ -78,14 +71,7 @@ func TestImageRoundTrip(t *testing.T) {
 	}
 	// A loaded index saved again and loaded gives the same again, the
 	// lists changed since its load included; and so does a compaction.
-	buf.Reset()
-	if err := y.Image().WriteSegment(&buf); err != nil {
-		t.Fatal(err)
-	}
-	z := NewIndex()
-	if err := z.LoadSegment(buf.Bytes()); err != nil {
-		t.Fatal(err)
-	}
+	z := reload(t, y)
 	if got, want := search(z), search(x); !reflect.DeepEqual(got, want) {
 		t.Fatalf("saved again:\n got %v\nwant %v", got, want)
 	}
@@ -202,14 +188,7 @@ func TestLoadedDocumentsReadBack(t *testing.T) {
 	}
 	x.Put(900, []Part{{Part: 1, Text: "one line"}, {Part: 2, Text: "two line?"}}, 0, "")
 	x.Remove(10)
-	var buf bytes.Buffer
-	if err := x.Image().WriteSegment(&buf); err != nil {
-		t.Fatal(err)
-	}
-	y := NewIndex()
-	if err := y.LoadSegment(buf.Bytes()); err != nil {
-		t.Fatal(err)
-	}
+	y := reload(t, x)
 	if len(y.dt.added) != 0 || int(y.dt.nbase) != x.ndocs() || y.ndocs() != x.ndocs() {
 		t.Fatalf("loaded: %d added, %d from the segment, %d in all; want 0, %d, %d", len(y.dt.added), y.dt.nbase, y.ndocs(), x.ndocs(), x.ndocs())
 	}
@@ -233,4 +212,18 @@ func TestLoadedDocumentsReadBack(t *testing.T) {
 	if p, ok := y.dt.moved[y.docsOf(20)[0]]; !ok || p.group != 1003 || p.order != "turn_999" {
 		t.Fatalf("the moved document's place: %+v %v", p, ok)
 	}
+}
+
+// reload is x saved as a segment and loaded into a new index.
+func reload(t *testing.T, x *Index) *Index {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := x.Image().WriteSegment(&buf); err != nil {
+		t.Fatal(err)
+	}
+	y := NewIndex()
+	if err := y.LoadSegment(buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	return y
 }

@@ -76,8 +76,8 @@ func startProfile() (stop func()) {
 }
 
 // periodicHeap writes the heap profile to $MNEMOFS_MEMPROFILE.<n> every
-// $MNEMOFS_MEMPROFILE_EVERY (a duration) while the mount runs: the live
-// heap at a build's peak, which the profile at the end does not show.
+// $MNEMOFS_MEMPROFILE_EVERY (a duration) while the command runs: the
+// live heap at a build's peak, which the profile at the end does not show.
 func periodicHeap() (stop func()) {
 	base, every := os.Getenv("MNEMOFS_MEMPROFILE"), os.Getenv("MNEMOFS_MEMPROFILE_EVERY")
 	d, err := time.ParseDuration(every)
