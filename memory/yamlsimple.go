@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"strconv"
 	"strings"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -133,11 +135,58 @@ func scalarValue(s string) (any, bool) {
 	if s != "" && isLetter(s[0]) && n.ShortTag() == "!!str" {
 		return s, true
 	}
+	if v, ok := plainNumberOrTime(s, &n); ok {
+		return v, true
+	}
 	var v any
 	if err := n.Decode(&v); err != nil {
 		return nil, false // yaml's error, from yaml
 	}
 	return v, true
+}
+
+// plainNumberOrTime gives the value of s, which yaml resolves to an int,
+// a float or a timestamp, for the plain forms memories write (123, -0.94,
+// 2024-01-01T09:01:00Z), as yaml's decoding of n would: yaml resolves the
+// tag (and so whether s is one of these), strconv and time read the
+// value, without the decoder's reflection (half of a typical front
+// matter's time). ok is false for anything else.
+func plainNumberOrTime(s string, n *yaml.Node) (any, bool) {
+	if s == "" || !(isDigit(s[0]) || s[0] == '-') {
+		return nil, false
+	}
+	switch n.ShortTag() {
+	case "!!int":
+		if digits := strings.TrimPrefix(s, "-"); len(digits) <= 18 && decimal(digits) && (digits[0] != '0' || s == "0") {
+			if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return int(v), true
+			}
+		}
+	case "!!float":
+		whole, frac, ok := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+		if ok && decimal(whole) && decimal(frac) && (whole[0] != '0' || whole == "0") {
+			if v, err := strconv.ParseFloat(s, 64); err == nil {
+				return v, true
+			}
+		}
+	case "!!timestamp":
+		if len(s) >= 20 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[len(s)-1] == 'Z' {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// decimal reports whether s is one or more ASCII digits.
+func decimal(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isStr(s string) bool {

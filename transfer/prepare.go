@@ -1,14 +1,12 @@
 package transfer
 
 import (
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -63,11 +61,13 @@ func prepareAll(b *store.Bulk, src, to string, items <-chan item, stop <-chan st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var fr fileReader // one a worker: it holds a directory open
+			defer fr.close()
 			for r := range jobs {
 				select {
 				case <-stop: // the import is over: what is left is not used
 				default:
-					r.prepare(b, src, to)
+					r.prepare(b, &fr, src, to)
 				}
 				close(r.done)
 			}
@@ -97,12 +97,12 @@ func prepareAll(b *store.Bulk, src, to string, items <-chan item, stop <-chan st
 	return out, func() { <-stop; wg.Wait() }
 }
 
-func (r *ready) prepare(b *store.Bulk, src, to string) {
+func (r *ready) prepare(b *store.Bulk, fr *fileReader, src, to string) {
 	full := filepath.Join(src, filepath.FromSlash(r.rel))
 	var data []byte
 	ok := false
 	if r.d.Type().IsRegular() {
-		r.fi, data, ok = readSmall(full, prepareMax)
+		r.fi, data, ok = fr.read(full, prepareMax)
 	}
 	if !ok { // not a regular file, or no longer one
 		r.fi, r.err = r.d.Info()
@@ -121,27 +121,9 @@ func (r *ready) prepare(b *store.Bulk, src, to string) {
 }
 
 // readSmall stats the regular file name and reads it when it holds at
-// most max bytes: three system calls fewer than lstat then os.ReadFile
-// (which stats again, and reads once more to see the end). The bytes are
-// those the file holds when it is opened. ok is false when name cannot be
-// read so, or is no longer a regular file: the caller looks again.
-func readSmall(name string, max int64) (_ fs.FileInfo, _ []byte, ok bool) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil || !fi.Mode().IsRegular():
-		return nil, nil, false
-	case fi.Size() > max:
-		return fi, nil, true
-	case fi.Size() == 0: // empty, or a file whose size says nothing
-		data, err := io.ReadAll(io.LimitReader(f, max+1))
-		return fi, data, err == nil && int64(len(data)) <= max
-	}
-	data := make([]byte, fi.Size())
-	_, err = io.ReadFull(f, data) // an error: it shrank since the stat
-	return fi, data, err == nil
+// most max bytes, as a fileReader does; it is for one file.
+func readSmall(name string, max int64) (fs.FileInfo, []byte, bool) {
+	var fr fileReader
+	defer fr.close()
+	return fr.read(name, max)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestReadSmall: regular files are read with their info, whatever their
@@ -92,5 +93,54 @@ func TestWalkStreams(t *testing.T) {
 	<-w.finished // the walk ends though nobody reads on
 	if n := w.found.Load(); n > prepareAhead+1 {
 		t.Errorf("stopped walk went on: found %d", n)
+	}
+}
+
+// TestFileReaderDirectories: one reader going from directory to directory
+// reads each file by its own name (the directory it holds open follows),
+// and leaves the files' access times as they were.
+func TestFileReaderDirectories(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	var names []string
+	for _, d := range []string{"a", "b", "a/c"} {
+		if err := os.Mkdir(filepath.Join(src, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(src, d, "same.md")
+		if err := os.WriteFile(p, []byte("in "+d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, d)
+	}
+	var fr fileReader
+	defer fr.close()
+	for _, d := range append(names, "a", "a/c", "b") {
+		p := filepath.Join(src, d, "same.md")
+		fi, data, ok := fr.read(p, 100)
+		if !ok || string(data) != "in "+d || fi.Name() != "same.md" || !fi.ModTime().Equal(old) {
+			t.Fatalf("%s: ok %v, %q, %v", d, ok, data, fi)
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || st.Uid != uint32(os.Getuid()) {
+			t.Fatalf("%s: Sys %v", d, fi.Sys())
+		}
+		var now syscall.Stat_t
+		if err := syscall.Stat(p, &now); err != nil {
+			t.Fatal(err)
+		}
+		if now.Atim.Sec != old.Unix() {
+			t.Errorf("%s: reading it set its access time to %d", d, now.Atim.Sec)
+		}
+	}
+	if _, _, ok := fr.read(filepath.Join(src, "gone", "x.md"), 100); ok {
+		t.Error("a file in a missing directory was read")
+	}
+	if fi, data, ok := fr.read(filepath.Join(src, "b", "same.md"), 100); !ok || string(data) != "in b" || fi.Size() != 4 {
+		t.Errorf("after a missing directory: ok %v, %q", ok, data)
 	}
 }
