@@ -91,6 +91,7 @@ func main() {
 			t := time.Now()
 			nsub = generate(n, src, sub, users[0])
 			logf("%d: generated in %.1f s", n, time.Since(t).Seconds())
+			syscall.Sync() // the source at rest, as scripts/scale: its writeback is not the import's
 			t = time.Now()
 			if o, err := exec.Command(*bin, "import", src, "--to", "/episodic/bulk", "--data", data).CombinedOutput(); err != nil {
 				fatal(fmt.Errorf("import: %v\n%s", err, o))
