@@ -19,11 +19,12 @@ import (
 // try at the poller (epoll_ctl) and its finaliser. Files are opened
 // without updating their access time where the caller may (O_NOATIME:
 // its owner, or root), so that reading a tree writes nothing to it.
+// A directory swapped for another by rename while the import is in it is
+// read on from the one held open, as a walk already under way would.
 // A fileReader is used by one goroutine.
 type fileReader struct {
 	dir     string // the directory open at dirfd, with its trailing slash
 	dirfd   int
-	atime   bool // O_NOATIME was refused: open without it
 	started bool
 }
 
@@ -73,19 +74,16 @@ func (r *fileReader) open(name string) (int, error) {
 		at, rel = unix.AT_FDCWD, name
 	}
 	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	noatime := unix.O_NOATIME
 	for {
-		extra := unix.O_NOATIME
-		if r.atime {
-			extra = 0
-		}
-		fd, err := unix.Openat(at, rel, flags|extra, 0)
+		fd, err := unix.Openat(at, rel, flags|noatime, 0)
 		switch {
 		case err == nil:
 			return fd, nil
 		case errors.Is(err, unix.EINTR):
 			continue
-		case errors.Is(err, unix.EPERM) && !r.atime:
-			r.atime = true // not the file's owner: its access time is updated
+		case errors.Is(err, unix.EPERM) && noatime != 0:
+			noatime = 0 // not this file's owner: its access time is updated
 			continue
 		}
 		return -1, err
