@@ -119,11 +119,3 @@ func (r *ready) prepare(b *store.Bulk, fr *fileReader, src, to string) {
 	r.read = int64(len(data))
 	r.f, r.err = b.Prepare(path.Join(to, r.rel), data, r.fi.ModTime().UnixNano())
 }
-
-// readSmall stats the regular file name and reads it when it holds at
-// most max bytes, as a fileReader does; it is for one file.
-func readSmall(name string, max int64) (fs.FileInfo, []byte, bool) {
-	var fr fileReader
-	defer fr.close()
-	return fr.read(name, max)
-}

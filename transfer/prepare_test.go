@@ -3,6 +3,7 @@ package transfer
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,13 @@ func TestReadSmall(t *testing.T) {
 			t.Errorf("%s: read as a regular file (%v, %q)", name, fi, data)
 		}
 	}
+}
+
+// readSmall is a fileReader's read of one file.
+func readSmall(name string, max int64) (fs.FileInfo, []byte, bool) {
+	var fr fileReader
+	defer fr.close()
+	return fr.read(name, max)
 }
 
 // TestWalkStreams: the walk sends every path in WalkDir's order, reports
