@@ -46,6 +46,10 @@ type badgerKV struct {
 	// where its other calls return an error).
 	closeMu sync.RWMutex
 	closed  bool
+	// bulk: opened with Options.Bulk, so it takes loads (load.go);
+	// loading: one is open, and the value-log GC waits.
+	bulk    bool
+	loading atomic.Bool
 }
 
 // gcInterval is how often the value log is garbage-collected: rewriting a
@@ -62,7 +66,7 @@ func (b *badgerKV) gc() {
 		case <-b.stop:
 			return
 		case <-t.C:
-			for b.db.RunValueLogGC(0.5) == nil {
+			for !b.loading.Load() && b.db.RunValueLogGC(0.5) == nil {
 			}
 		}
 	}
@@ -104,7 +108,10 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		opt = opt.WithMemTableSize(128 << 20).
 			WithNumLevelZeroTables(10).WithNumLevelZeroTablesStall(20).
 			WithBaseLevelSize(64 << 20).WithBaseTableSize(8 << 20)
-		opt.TableSizeMultiplier = 2
+		// Not growing: a load (load.go) writes its tables at the size of
+		// the last levels' (8 MiB × the multiplier to the fifth), each
+		// held whole in memory while it is built, several at once.
+		opt.TableSizeMultiplier = 1
 	}
 	if o.InMemory {
 		// No value log in memory: every value stays in the LSM, which
@@ -119,7 +126,7 @@ func OpenBadger(dir string, o Options) (KV, error) {
 	if err != nil {
 		return nil, mapOpenErr(err)
 	}
-	kv := &badgerKV{db: db, dir: opt.Dir, stop: make(chan struct{}), done: make(chan struct{})}
+	kv := &badgerKV{db: db, dir: opt.Dir, stop: make(chan struct{}), done: make(chan struct{}), bulk: o.Bulk}
 	if o.InMemory {
 		close(kv.done)
 	} else {

@@ -7,6 +7,10 @@ import "encoding/binary"
 // scans return them in numeric order.
 //
 //	s<name>                     store-wide values: "s" + "version", "nextino",
+//	                            "load" (an import's load under way: the
+//	                            inode range it leased, lo:8 hi:8; a start
+//	                            that finds it undoes the load,
+//	                            store/bulkundo.go),
 //	                            "lease/<name>" (store/lease.go: the
 //	                            maintenance pass, "host/<id>" presences),
 //	                            "setting/<name>" (meta/policy.yaml: "policy"),

@@ -34,6 +34,7 @@ type Bulk struct {
 	batch   backend.Batch
 	created []*Inode
 	parents map[uint64]bool
+	ld      *loading // load mode (bulkload.go)
 }
 
 // NewBulk starts a bulk write whose files belong to the store's user.
@@ -94,6 +95,15 @@ func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
 
 // Add writes f, with permission bits perm and owner own, as AddFile says.
 func (b *Bulk) Add(f *NewFile, perm uint32, own Owner) error {
+	if b.ld != nil {
+		err := b.loadAdd(f, perm, own)
+		if !errors.Is(err, errLoadOver) {
+			return err
+		}
+		if err := b.endLoad(); err != nil {
+			return err
+		}
+	}
 	s, data, mtime, rec := b.s, f.data, f.mtime, f.rec
 	dir, name := path.Split(f.dst)
 	if err := s.space.need(len(data) + 256); err != nil {
@@ -155,8 +165,12 @@ func (b *Bulk) Add(f *NewFile, perm uint32, own Owner) error {
 
 // MkdirAll makes the directory p (a store path) and any missing parents
 // (0755, own), as AddFile does for a file's directory, and returns it.
+// It ends a load (Finish).
 func (b *Bulk) MkdirAll(p string, own Owner) (uint64, error) {
 	s := b.s
+	if err := b.endLoad(); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	defer s.unlock()
 	return s.mkdirAll(p, own)
@@ -166,6 +180,15 @@ func (b *Bulk) MkdirAll(p string, own Owner) (uint64, error) {
 // permission bits perm (its ctime unchanged): a directory of a copied
 // tree, new or already there.
 func (b *Bulk) AddDir(p string, perm uint32, own Owner) error {
+	if b.ld != nil {
+		err := b.loadAddDir(p, perm, own)
+		if !errors.Is(err, errLoadOver) {
+			return err
+		}
+		if err := b.endLoad(); err != nil {
+			return err
+		}
+	}
 	s := b.s
 	s.mu.Lock()
 	ino, err := s.mkdirAll(p, own)
@@ -214,8 +237,45 @@ func (s *Store) overwrite(ino uint64, data []byte) error {
 	return err
 }
 
+// AddSymlink makes the symbolic link p to target, owned by own, making
+// its directories as AddFile does; a name already there is left as it
+// is. In load mode the link is made when the load ends.
+func (b *Bulk) AddSymlink(p, target string, own Owner) error {
+	if b.ld != nil {
+		err := b.loadSymlink(p, target, own)
+		if !errors.Is(err, errLoadOver) {
+			return err
+		}
+		if err := b.endLoad(); err != nil {
+			return err
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return err
+	}
+	dir, name := path.Split(p)
+	parent, err := b.MkdirAll(dir, own)
+	if err != nil {
+		return err
+	}
+	if _, err := b.s.Symlink(parent, name, target, own); err != nil && !errors.Is(err, syscall.EEXIST) {
+		return err
+	}
+	return nil
+}
+
+// Finish ends a load, if one is open, and flushes: everything added is
+// written and visible.
+func (b *Bulk) Finish() error {
+	if err := b.endLoad(); err != nil {
+		b.Cancel()
+		return err
+	}
+	return b.Flush()
+}
+
 // Flush writes the files added since the last Flush and makes them
-// visible.
+// visible; in load mode it does nothing (Finish).
 func (b *Bulk) Flush() error {
 	if b.batch == nil {
 		return nil
@@ -251,8 +311,15 @@ func (b *Bulk) Flush() error {
 	return nil
 }
 
-// Cancel drops the files added since the last Flush; the Bulk is done.
+// Cancel drops the files added since the last Flush, or since a load
+// began (its inodes stay, unreferenced, for fsck); the Bulk is done.
 func (b *Bulk) Cancel() {
+	if b.ld != nil {
+		b.ld.load.Cancel()
+		b.ld = nil
+		b.s.loading.Store(false)
+		b.s.delivering.Add(-1)
+	}
 	if b.batch != nil {
 		b.batch.Cancel()
 		b.batch = nil

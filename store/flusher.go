@@ -23,8 +23,13 @@ func (s *Store) flusher() {
 		case <-s.stop:
 			return
 		case <-pt.C:
-			s.runDue(time.Now()) // deferred commits, sessions' ends (writestate.go)
+			if !s.loading.Load() {
+				s.runDue(time.Now()) // deferred commits, sessions' ends (writestate.go)
+			}
 		case <-t.C:
+			if s.loading.Load() {
+				continue // no write is taken during a load (bulkload.go)
+			}
 			s.hostChores()
 			if err := s.flushAccess(); err != nil && !errors.Is(err, backend.ErrUnavailable) { // said once by the KV
 				s.log.Printf("mnemofs: saving access times: %v", err)

@@ -154,8 +154,13 @@ func (s *Store) startUp() error {
 			return err
 		}
 		s.lastSweep = time.Now() // the flusher's next sweep is sweepEvery from now (it starts after this)
-	} else if err := s.cleanOrphans(); err != nil {
-		return err
+	} else {
+		if err := s.undoLoad(); err != nil { // a killed import's (bulkundo.go)
+			return err
+		}
+		if err := s.cleanOrphans(); err != nil {
+			return err
+		}
 	}
 	if err := s.sweepStages(); err != nil {
 		return err

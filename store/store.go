@@ -41,6 +41,9 @@ type Store struct {
 	mu sync.Mutex
 	// idNext and idEnd are the leased range of free inode numbers (mu).
 	idNext, idEnd uint64
+	// loading: a Bulk's load is open (bulkload.go), during which the KV
+	// takes no other write: the flusher's chores wait.
+	loading atomic.Bool
 	// events waits for mu to be released (mu); see unlock.
 	events []Change
 	// delivering counts change events taken from under mu (or a bulk

@@ -35,11 +35,22 @@ type Result struct {
 // importBatch is how many new files are written per batch.
 const importBatch = 2000
 
+// loadAfter: an import that gets past this many files goes on in a load
+// (store.Bulk.StartLoad), if the store takes one. Starting and ending a
+// load take a few hundred milliseconds of syncs, more than a batch of a
+// few files takes in all.
+const loadAfter = 10000
+
 // Import copies the plain directory src into st under to ("/" or "" is
 // the root). Existing files are overwritten; progress counts files (and
 // directories and symlinks), its total 0 until the source's walk, which
 // runs along with the import, is over.
 func Import(st *store.Store, src, to string, progress Progress) (*Result, error) {
+	return importFrom(st, src, to, progress, loadAfter)
+}
+
+// importFrom is Import, with a load from the file numbered loadAt on.
+func importFrom(st *store.Store, src, to string, progress Progress, loadAt int) (*Result, error) {
 	if progress == nil {
 		progress = func(int64, int64) {}
 	}
@@ -66,6 +77,12 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 	n := 0
 	for r := range ready {
 		<-r.done
+		if n == loadAt {
+			// A load when the store takes one (the import command's own
+			// store, opened for it): sorted tables written directly.
+			// Otherwise, or if it cannot start, batches go on.
+			_ = b.StartLoad()
+		}
 		if n%importBatch == 0 {
 			if err := b.Flush(); err != nil {
 				return res, err
@@ -73,18 +90,18 @@ func Import(st *store.Store, src, to string, progress Progress) (*Result, error)
 			progress(int64(n), w.total())
 		}
 		n++
-		if err := importOne(st, b, src, to, r, res); err != nil {
+		if err := importOne(b, src, to, r, res); err != nil {
 			if errors.Is(err, errSkip) || errors.Is(err, store.ErrReserved) {
 				// A name the store reserves is skipped as well, in the
 				// same words.
 				res.Skipped = append(res.Skipped, r.rel+": "+errSkip.Error())
 				continue
 			}
-			b.Cancel()
-			return res, fmt.Errorf("import %s: %w", r.rel, err)
+			// What was added before is imported.
+			return res, errors.Join(fmt.Errorf("import %s: %w", r.rel, err), b.Finish())
 		}
 	}
-	if err := b.Flush(); err != nil {
+	if err := b.Finish(); err != nil {
 		return res, err
 	}
 	if err := <-w.err; err != nil {
@@ -146,7 +163,7 @@ func walk(src string, stop <-chan struct{}) *walking {
 
 var errSkip = errors.New("not a regular file, directory or symlink; skipped")
 
-func importOne(st *store.Store, b *store.Bulk, src, to string, r *ready, res *Result) error {
+func importOne(b *store.Bulk, src, to string, r *ready, res *Result) error {
 	fi, err := r.fi, r.err
 	if err != nil {
 		return err
@@ -159,7 +176,6 @@ func importOne(st *store.Store, b *store.Bulk, src, to string, r *ready, res *Re
 	} else { // asked only then: two system calls a file were 2% of an import
 		own = store.Owner{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
 	}
-	dir, name := path.Split(dst)
 	switch {
 	case fi.IsDir():
 		err := b.AddDir(dst, uint32(fi.Mode().Perm()), own)
@@ -170,14 +186,7 @@ func importOne(st *store.Store, b *store.Bulk, src, to string, r *ready, res *Re
 		if err != nil {
 			return err
 		}
-		if err := b.Flush(); err != nil {
-			return err
-		}
-		parent, err := b.MkdirAll(dir, own)
-		if err != nil {
-			return err
-		}
-		if _, err := st.Symlink(parent, name, target, own); err != nil && !errors.Is(err, syscall.EEXIST) {
+		if err := b.AddSymlink(dst, target, own); err != nil {
 			return err
 		}
 		res.Symlinks++

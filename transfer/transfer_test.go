@@ -19,7 +19,36 @@ func sha(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-func TestImportExportRoundTrip(t *testing.T) {
+// stores are the ways an import writes: batches (a mounted store's KV,
+// here in memory), and a load (the import command's own store) from the
+// first file or after the first 100.
+var stores = []struct {
+	name   string
+	open   func(testing.TB, store.Options) *store.Store
+	loadAt int
+}{
+	{"batches", storetest.NewStore, 0},
+	{"load", storetest.NewBulkStore, 0},
+	{"batches-then-load", storetest.NewBulkStore, 100},
+}
+
+type importer func(s *store.Store, src, to string) (*Result, error)
+
+// eachStore runs test for each of stores, in parallel.
+func eachStore(t *testing.T, test func(*testing.T, func(testing.TB, store.Options) *store.Store, importer)) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, st.open, func(s *store.Store, src, to string) (*Result, error) {
+				return importFrom(s, src, to, nil, st.loadAt)
+			})
+		})
+	}
+}
+
+func TestImportExportRoundTrip(t *testing.T) { eachStore(t, testImportExportRoundTrip) }
+
+func testImportExportRoundTrip(t *testing.T, open func(testing.TB, store.Options) *store.Store, imp importer) {
 	src := t.TempDir()
 	files := map[string][]byte{
 		"a.md":             []byte("---\nuser: x\n---\nhi"),
@@ -33,14 +62,14 @@ func TestImportExportRoundTrip(t *testing.T) {
 		storetest.Must(t, os.WriteFile(filepath.Join(src, p), b, 0o640))
 	}
 	storetest.Must(t, os.Symlink("a.md", filepath.Join(src, "link")))
-	s := storetest.NewStore(t, store.Options{})
-	res, err := Import(s, src, "/episodic/imp", nil)
+	s := open(t, store.Options{})
+	res, err := imp(s, src, "/episodic/imp")
 	storetest.Must(t, err)
 	if res.Files != int64(len(files)) || res.Symlinks != 1 {
 		t.Fatalf("import %+v", res)
 	}
 	// Import twice: files are overwritten, not duplicated.
-	_, err = Import(s, src, "/episodic/imp", nil)
+	_, err = imp(s, src, "/episodic/imp")
 	storetest.Must(t, err)
 	out := filepath.Join(t.TempDir(), "out")
 	_, err = Export(s, out, "/episodic/imp", nil)
@@ -77,7 +106,9 @@ func TestImportExportRoundTrip(t *testing.T) {
 // parallel), large ones read in turn among them: every file arrives whole,
 // with its metadata, and inode numbers follow the walk as with one file at
 // a time.
-func TestImportInWalkOrder(t *testing.T) {
+func TestImportInWalkOrder(t *testing.T) { eachStore(t, testImportInWalkOrder) }
+
+func testImportInWalkOrder(t *testing.T, open func(testing.TB, store.Options) *store.Store, imp importer) {
 	src := t.TempDir()
 	var names []string
 	want := map[string][]byte{}
@@ -94,8 +125,8 @@ func TestImportInWalkOrder(t *testing.T) {
 			want[p] = b
 		}
 	}
-	s := storetest.NewStore(t, store.Options{})
-	res, err := Import(s, src, "/episodic/w", nil)
+	s := open(t, store.Options{})
+	res, err := imp(s, src, "/episodic/w")
 	storetest.Must(t, err)
 	if res.Files != int64(len(names)) || res.Dirs != 3 {
 		t.Fatalf("import %+v", res)

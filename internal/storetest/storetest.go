@@ -29,6 +29,23 @@ func NewStore(t testing.TB, o store.Options) *store.Store {
 	return s
 }
 
+// NewBulkStore opens a store with options o on an on-disk Badger opened
+// for bulk loads, as the import command's own (backend.Options.Bulk),
+// closed when the test ends.
+func NewBulkStore(t testing.TB, o store.Options) *store.Store {
+	t.Helper()
+	kv, err := backend.OpenBadger(t.TempDir(), backend.Options{Bulk: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(kv, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); kv.Close() })
+	return s
+}
+
 // Must fails the test on err.
 func Must(t testing.TB, err error) {
 	t.Helper()
