@@ -94,9 +94,7 @@ func (s *Store) undoLoad() error {
 			return fmt.Errorf("store: undoing an unfinished load: %w", err)
 		}
 	}
-	if inodes > 0 {
-		s.log.Printf("mnemofs: an import was interrupted: the %d files and directories it had written are removed; run it again", inodes)
-	}
+	s.log.Printf("mnemofs: an import was interrupted: the %d files and directories it had loaded are removed; run it again", inodes)
 	return s.kv.Update(func(t backend.Txn) error { return t.Delete(loadKey()) })
 }
 
