@@ -47,9 +47,12 @@ type badgerKV struct {
 	closeMu sync.RWMutex
 	closed  bool
 	// bulk: opened with Options.Bulk, so it takes loads (load.go);
-	// loading: one is open, and the value-log GC waits.
+	// loading: one is open, and the value-log GC waits; load is it, for
+	// Close to cancel (loadMu).
 	bulk    bool
 	loading atomic.Bool
+	loadMu  sync.Mutex
+	load    *badgerLoad
 }
 
 // gcInterval is how often the value log is garbage-collected: rewriting a
@@ -225,6 +228,12 @@ func (b *badgerKV) Close() error {
 	default:
 		close(b.stop)
 		<-b.done
+	}
+	b.loadMu.Lock()
+	l := b.load
+	b.loadMu.Unlock()
+	if l != nil {
+		l.Cancel() // Badger's Close waits for writes a load has blocked
 	}
 	b.closeMu.Lock()
 	defer b.closeMu.Unlock()

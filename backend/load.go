@@ -110,8 +110,12 @@ func (b *badgerKV) NewLoad() (Load, error) {
 		b.loading.Store(false)
 		return nil, fmt.Errorf("backend: starting a load: %w", err)
 	}
-	return &badgerLoad{b: b, sw: sw, version: b.db.MaxVersion() + 1,
-		buf: z.NewBuffer(loadBuffer*2, "mnemofs.load"), last: map[byte][]byte{}}, nil
+	l := &badgerLoad{b: b, sw: sw, version: b.db.MaxVersion() + 1,
+		buf: z.NewBuffer(loadBuffer*2, "mnemofs.load"), last: map[byte][]byte{}}
+	b.loadMu.Lock()
+	b.load = l
+	b.loadMu.Unlock()
+	return l, nil
 }
 
 func (l *badgerLoad) Set(key, val []byte) error {
@@ -173,5 +177,10 @@ func (l *badgerLoad) end() {
 		_ = l.buf.Release()
 		l.buf = nil
 	}
+	l.b.loadMu.Lock()
+	if l.b.load == l {
+		l.b.load = nil
+	}
+	l.b.loadMu.Unlock()
 	l.b.loading.Store(false)
 }

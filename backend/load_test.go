@@ -116,3 +116,29 @@ func TestBadgerLoad(t *testing.T) {
 		t.Fatalf("a KV opened without Bulk started a load: %v", err)
 	}
 }
+
+// TestBadgerLoadOpenAtClose: a KV closed with a load open cancels it
+// (Badger's Close would wait for the writes the load blocks); the store
+// opens again with what was committed before it.
+func TestBadgerLoadOpenAtClose(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	kv, err := OpenBadger(dir, Options{Bulk: true})
+	mustKV(t, err)
+	mustKV(t, kv.Update(func(tx Txn) error { return tx.Set([]byte("k"), []byte("v")) }))
+	l, err := kv.(Loader).NewLoad()
+	mustKV(t, err)
+	mustKV(t, l.Set([]byte("n"), []byte("never flushed")))
+	mustKV(t, kv.Close())
+	l.Cancel() // after Close: nothing left to do
+	kv, err = OpenBadger(dir, Options{})
+	mustKV(t, err)
+	defer kv.Close()
+	if v, err := getKey(t, kv, "k"); v != "v" || err != nil {
+		t.Fatalf("k = %q, %v", v, err)
+	}
+	if _, err := getKey(t, kv, "n"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a cancelled load's key: %v", err)
+	}
+	mustKV(t, kv.Update(func(tx Txn) error { return tx.Set([]byte("k"), []byte("w")) }))
+}
