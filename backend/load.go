@@ -18,6 +18,9 @@ import (
 // written, so a crash leaves any prefix of each key family: a caller
 // loads what others point at first, and the pointers in a later load.
 type Loader interface {
+	// TakesLoads reports whether NewLoad may start one at all (it may
+	// still refuse, as below).
+	TakesLoads() bool
 	// NewLoad starts a load, or returns ErrNoLoad when this KV cannot
 	// take one now (it was not opened for a bulk load, or the load would
 	// first have to rewrite a large store).
@@ -70,6 +73,9 @@ type badgerLoad struct {
 	last    map[byte][]byte // each family's last key
 	err     error
 }
+
+// TakesLoads: a KV opened with Options.Bulk.
+func (b *badgerKV) TakesLoads() bool { return b.bulk }
 
 // NewLoad starts a Badger StreamWriter on top of what the store holds
 // (PrepareIncremental: its tables go one level above the store's top

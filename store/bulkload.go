@@ -82,7 +82,7 @@ func (b *Bulk) StartLoad() error {
 	if b.ld != nil {
 		return nil
 	}
-	if !ok || s.shared || s.opts.ReadOnly {
+	if !ok || !ldr.TakesLoads() || s.shared || s.opts.ReadOnly {
 		return backend.ErrNoLoad
 	}
 	if err := b.Flush(); err != nil {
@@ -98,7 +98,13 @@ func (b *Bulk) StartLoad() error {
 	l, err := ldr.NewLoad()
 	if err != nil {
 		s.loading.Store(false)
-		return err
+		// No load: its record goes, and so do the numbers it leased, so
+		// that a record left by a failed delete holds no inode the
+		// batches make next.
+		s.mu.Lock()
+		s.idNext = s.idEnd
+		s.unlock()
+		return errors.Join(err, s.kv.Update(func(t backend.Txn) error { return t.Delete(loadKey()) }))
 	}
 	s.delivering.Add(1) // until Finish has delivered (Settled)
 	b.ld = &loading{load: l, dirs: map[dirName]*Inode{}, made: map[uint64]*Inode{}, parents: map[uint64]uint32{}, chmods: map[uint64]uint32{}}

@@ -183,3 +183,44 @@ func TestBulkLoadUndo(t *testing.T) {
 	}
 	fsckClean(t, s)
 }
+
+// TestBulkLoadRefused: a KV that takes no load (not opened for bulk
+// loads) leaves the Bulk on batches, and what they write stays at the
+// next start (a load's record, written before the refusal, must not
+// undo it).
+func TestBulkLoadRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := func() (*Store, func()) {
+		kv, err := backend.OpenBadger(dir, backend.Options{})
+		must(t, err)
+		s, err := Open(kv, Options{ScratchAge: -1})
+		must(t, err)
+		return s, func() { s.Close(); kv.Close() }
+	}
+	s, done := open()
+	b := s.NewBulk()
+	if err := b.StartLoad(); !errors.Is(err, backend.ErrNoLoad) {
+		t.Fatalf("StartLoad: %v", err)
+	}
+	// The same after a refusal that came once the numbers were leased.
+	s.mu.Lock()
+	must(t, s.leaseInos(loadInos))
+	s.unlock()
+	kv := s.kv.(backend.Loader)
+	if _, err := kv.NewLoad(); !errors.Is(err, backend.ErrNoLoad) {
+		t.Fatalf("NewLoad: %v", err)
+	}
+	s.idNext = s.idEnd // as StartLoad does then, but the record stays
+	want := loadTree(t, b)
+	must(t, b.Finish())
+	done()
+	s, done = open()
+	defer done()
+	for p := range want {
+		if _, err := s.Resolve(p); err != nil {
+			t.Fatalf("%s after a restart: %v", p, err)
+		}
+	}
+	fsckClean(t, s)
+}
