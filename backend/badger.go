@@ -30,7 +30,9 @@ type Options struct {
 	// without it), so a mount does not use it. A memtable of 128 MiB
 	// against 64: 1M files imported in 43.5 s against 46.9 (medians of
 	// five alternated runs), 16 and 32 MiB were slower, 256 MiB no
-	// faster and 4.8 GiB at peak (BENCHMARKS.md).
+	// faster and 4.8 GiB at peak (BENCHMARKS.md). A KV opened so also
+	// takes loads (load.go), which an import uses past its first 10,000
+	// files: then the batches' tuning matters only for those.
 	Bulk bool
 }
 

@@ -53,7 +53,10 @@
 //     nodes written after a version and every node alive, for what others
 //     derive and keep across starts (the views' snapshot).
 //   - Bulk (bulk.go) writes many new files through one backend batch:
-//     import's, and the new files of maintenance.
+//     import's, and the new files of maintenance. In load mode
+//     (bulkload.go: an import into a store only it has open) they go
+//     into a backend.Load instead, names last; a load a crash cut short
+//     is undone at the next start (bulkundo.go).
 //   - FUSE passthrough (passthrough.go): a file just created, or a blob
 //     opened to append, may be written by the kernel itself; the store
 //     learns size and times from the content file and hashes at commit
