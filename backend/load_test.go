@@ -16,12 +16,7 @@ func mustKV(t *testing.T, err error) {
 
 func getKey(t *testing.T, kv KV, k string) (string, error) {
 	t.Helper()
-	var v []byte
-	err := kv.View(func(tx Txn) error {
-		var err error
-		v, err = tx.Get([]byte(k))
-		return err
-	})
+	v, err := getVal(t, kv, k)
 	return string(v), err
 }
 

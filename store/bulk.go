@@ -95,14 +95,8 @@ func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
 
 // Add writes f, with permission bits perm and owner own, as AddFile says.
 func (b *Bulk) Add(f *NewFile, perm uint32, own Owner) error {
-	if b.ld != nil {
-		err := b.loadAdd(f, perm, own)
-		if !errors.Is(err, errLoadOver) {
-			return err
-		}
-		if err := b.endLoad(); err != nil {
-			return err
-		}
+	if done, err := b.inLoad(func() error { return b.loadAdd(f, perm, own) }); done {
+		return err
 	}
 	s, data, mtime, rec := b.s, f.data, f.mtime, f.rec
 	dir, name := path.Split(f.dst)
@@ -180,14 +174,8 @@ func (b *Bulk) MkdirAll(p string, own Owner) (uint64, error) {
 // permission bits perm (its ctime unchanged): a directory of a copied
 // tree, new or already there.
 func (b *Bulk) AddDir(p string, perm uint32, own Owner) error {
-	if b.ld != nil {
-		err := b.loadAddDir(p, perm, own)
-		if !errors.Is(err, errLoadOver) {
-			return err
-		}
-		if err := b.endLoad(); err != nil {
-			return err
-		}
+	if done, err := b.inLoad(func() error { return b.loadAddDir(p, perm, own) }); done {
+		return err
 	}
 	s := b.s
 	s.mu.Lock()
@@ -237,18 +225,28 @@ func (s *Store) overwrite(ino uint64, data []byte) error {
 	return err
 }
 
+// inLoad runs add in load mode, if b is in it, and reports done unless
+// the load could not take it (errLoadOver): the load is then ended, and
+// the caller goes on with batches.
+func (b *Bulk) inLoad(add func() error) (done bool, err error) {
+	if b.ld == nil {
+		return false, nil
+	}
+	if err := add(); !errors.Is(err, errLoadOver) {
+		return true, err
+	}
+	if err := b.endLoad(); err != nil {
+		return true, err
+	}
+	return false, nil
+}
+
 // AddSymlink makes the symbolic link p to target, owned by own, making
 // its directories as AddFile does; a name already there is left as it
 // is. In load mode the link is made when the load ends.
 func (b *Bulk) AddSymlink(p, target string, own Owner) error {
-	if b.ld != nil {
-		err := b.loadSymlink(p, target, own)
-		if !errors.Is(err, errLoadOver) {
-			return err
-		}
-		if err := b.endLoad(); err != nil {
-			return err
-		}
+	if done, err := b.inLoad(func() error { return b.loadSymlink(p, target, own) }); done {
+		return err
 	}
 	if err := b.Flush(); err != nil {
 		return err

@@ -17,16 +17,7 @@ import (
 // when the test ends.
 func NewStore(t testing.TB, o store.Options) *store.Store {
 	t.Helper()
-	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := store.Open(kv, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(); kv.Close() })
-	return s
+	return open(t, "", backend.Options{InMemory: true}, o)
 }
 
 // NewBulkStore opens a store with options o on an on-disk Badger opened
@@ -34,7 +25,12 @@ func NewStore(t testing.TB, o store.Options) *store.Store {
 // closed when the test ends.
 func NewBulkStore(t testing.TB, o store.Options) *store.Store {
 	t.Helper()
-	kv, err := backend.OpenBadger(t.TempDir(), backend.Options{Bulk: true})
+	return open(t, t.TempDir(), backend.Options{Bulk: true}, o)
+}
+
+func open(t testing.TB, dir string, bo backend.Options, o store.Options) *store.Store {
+	t.Helper()
+	kv, err := backend.OpenBadger(dir, bo)
 	if err != nil {
 		t.Fatal(err)
 	}
