@@ -310,7 +310,8 @@ func (b *Bulk) Flush() error {
 }
 
 // Cancel drops the files added since the last Flush, or since a load
-// began (its inodes stay, unreferenced, for fsck); the Bulk is done.
+// began (what the load wrote stays until the next start undoes it,
+// bulkundo.go); the Bulk is done.
 func (b *Bulk) Cancel() {
 	if b.ld != nil {
 		b.ld.load.Cancel()
