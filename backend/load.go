@@ -92,13 +92,7 @@ func (b *badgerKV) NewLoad() (Load, error) {
 	if err := b.db.DropPrefix([]byte(loadMarker)); err != nil {
 		return nil, err
 	}
-	top, size := -1, int64(0)
-	for _, l := range b.db.Levels() {
-		if l.NumTables > 0 && top < 0 {
-			top = l.Level
-		}
-		size += l.Size
-	}
+	top, size := b.topLevel()
 	// Level 0 or 1 on top: the load would go to level 0 (which Badger
 	// does not allow) after a flatten of the whole store.
 	if top >= 0 && top <= 1 {
@@ -108,6 +102,9 @@ func (b *badgerKV) NewLoad() (Load, error) {
 		if err := b.db.Flatten(2); err != nil {
 			return nil, err
 		}
+	}
+	if !b.loadFits() {
+		return nil, ErrNoLoad
 	}
 	b.loading.Store(true)
 	sw := b.db.NewStreamWriter()
@@ -122,6 +119,35 @@ func (b *badgerKV) NewLoad() (Load, error) {
 	b.load = l
 	b.loadMu.Unlock()
 	return l, nil
+}
+
+// topLevel returns the first level holding tables (-1: none) and the
+// size of every level.
+func (b *badgerKV) topLevel() (top int, size int64) {
+	top = -1
+	for _, l := range b.db.Levels() {
+		if l.NumTables > 0 && top < 0 {
+			top = l.Level
+		}
+		size += l.Size
+	}
+	return top, size
+}
+
+// loadFits reports whether the level StreamWriter will write to is free
+// of tables (PrepareIncremental: the one above the top level, or, with
+// tables in level 0, which it flattens, the one above the last level):
+// tables of one level must not overlap.
+func (b *badgerKV) loadFits() bool {
+	levels := b.db.Levels()
+	top, _ := b.topLevel()
+	switch {
+	case top < 0:
+		return true // an empty store: the last level
+	case top == 0:
+		return levels[len(levels)-2].NumTables == 0
+	}
+	return top >= 2
 }
 
 func (l *badgerLoad) Set(key, val []byte) error {

@@ -360,11 +360,11 @@ func (b *Bulk) endLoad() error {
 		}
 	}
 	for p, subdirs := range ld.parents {
-		if pi, err := s.editable(p); err == nil {
+		if pi, perr := s.editable(p); perr == nil {
 			pi.Mtime, pi.Ctime = now, now
 			pi.Subdirs += subdirs
 			if uerr := s.update(nil, pi); uerr != nil && err == nil {
-				err = uerr
+				err = uerr // reported; the record stays, and a start undoes the load
 			}
 		}
 	}
@@ -375,13 +375,19 @@ func (b *Bulk) endLoad() error {
 	for _, e := range ld.ents {
 		s.notifyEntry(e.parent, e.name)
 	}
-	for _, l := range ld.links {
+	if err == nil {
+		// The load is whole: no start will undo it now.
+		err = s.kv.Update(func(t backend.Txn) error { return t.Delete(loadKey()) })
+	}
+	if err != nil {
+		return err
+	}
+	for _, l := range ld.links { // a link that fails fails the import, not the load
 		if _, lerr := s.Symlink(l.parent, l.name, l.target, l.own); lerr != nil && !errors.Is(lerr, syscall.EEXIST) && err == nil {
 			err = fmt.Errorf("%s: %w", l.name, lerr)
 		}
 	}
-	// The load is whole: no start will undo it now.
-	return errors.Join(err, s.kv.Update(func(t backend.Txn) error { return t.Delete(loadKey()) }))
+	return err
 }
 
 // writeNames writes the directory entries of ents, sorted, in a load of
@@ -398,6 +404,7 @@ func (s *Store) writeNames(ents []loadEnt) error {
 	var w interface {
 		Set(k, v []byte) error
 		Flush() error
+		Cancel()
 	}
 	ldr, _ := backend.AsLoader(s.kv)
 	l, err := ldr.NewLoad()
@@ -411,9 +418,7 @@ func (s *Store) writeNames(ents []loadEnt) error {
 	}
 	for _, e := range ents {
 		if err := w.Set(backend.DirentKey(e.parent, e.name), encodeDirent(e.ino, e.mode)); err != nil {
-			if l != nil {
-				l.Cancel()
-			}
+			w.Cancel()
 			return err
 		}
 	}
