@@ -229,7 +229,7 @@ func (t *Tools) edit(p memPath, change func(string) (string, error)) error {
 	wrote := false
 	if err == nil {
 		wrote = true
-		if werr := t.rewrite(ino, string(b), after); werr != nil {
+		if werr := t.commit(ino, string(b), after); werr != nil {
 			err = t.fsErr("write", p.shown, werr)
 		}
 	}
@@ -247,8 +247,20 @@ func (t *Tools) write(ino uint64, before, after string) error {
 	if err := t.st.Open(ino, false); err != nil {
 		return err
 	}
-	err := t.rewrite(ino, before, after)
+	err := t.commit(ino, before, after)
 	return errors.Join(err, t.st.Release(ino))
+}
+
+// commit rewrites ino (open here) and commits it, as the close of an
+// editor's write does in the mount: a handle the kernel still holds (a
+// reader's, whose release the kernel sends later) would otherwise leave
+// the commit to its release, and two edits in a row would make one
+// version.
+func (t *Tools) commit(ino uint64, before, after string) error {
+	if err := t.rewrite(ino, before, after); err != nil {
+		return err
+	}
+	return t.st.Flush(ino)
 }
 
 // rewrite changes the content of ino (open for writing) from before to

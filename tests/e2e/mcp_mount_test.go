@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -143,4 +144,38 @@ func TestMCPThroughMount(t *testing.T) {
 	fresh("after mcp stopped, a new mount", "semantic/k.md", "v4\n")
 	_ = time.Second
 	m.stop(t, syscall.SIGTERM)
+}
+
+// TestMCPEditsWhileOpenInMount: each MCP edit is its own commit, and so
+// keeps the content it replaced as a version, even while a process holds
+// the file open in the mount (a pager, or a reader whose close the kernel
+// has not yet released). Before, the last close made the commit, and
+// the two edits made one version.
+func TestMCPEditsWhileOpenInMount(t *testing.T) {
+	t.Parallel()
+	data, mnt := t.TempDir(), t.TempDir()
+	m := startMount(t, data, mnt)
+	p := startMCP(t, data)
+	p.mount = m
+	p.memOK("command", "create", "path", "/memories/semantic/notes.md", "file_text", "one\n")
+	held, err := os.Open(filepath.Join(mnt, "semantic/notes.md"))
+	check(t, err)
+	defer held.Close()
+	p.memOK("command", "str_replace", "path", "/memories/semantic/notes.md", "old_str", "one", "new_str", "two")
+	p.memOK("command", "insert", "path", "/memories/semantic/notes.md", "insert_line", 1, "insert_text", "three")
+	var hist struct {
+		Versions []struct{ Version int } `json:"versions"`
+	}
+	structuredOf(t, p.call("history", fields("path", "/memories/semantic/notes.md")), &hist)
+	if len(hist.Versions) != 2 {
+		t.Errorf("history of notes.md with a handle open in the mount: %+v, want 2 versions (one, two)", hist.Versions)
+	}
+	for n, want := range map[string]string{"v1.md": "one\n", "v2.md": "two\n"} {
+		if b, err := os.ReadFile(filepath.Join(mnt, "history/semantic/notes.md", n)); err != nil || string(b) != want {
+			t.Errorf("history/semantic/notes.md/%s: %q, %v; want %q", n, b, err, want)
+		}
+	}
+	if b, err := io.ReadAll(held); err != nil || string(b) != "two\nthree\n" {
+		t.Errorf("the handle held open reads %q, %v", b, err)
+	}
 }

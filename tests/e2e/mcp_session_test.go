@@ -258,6 +258,7 @@ func TestMCPAgentSession(t *testing.T) {
 	m := startMount(t, data, mnt)
 	s := &mcpSession{t: t, mnt: mnt, m: sessionModel{files: map[string]string{}, dirs: map[string]bool{}}}
 	s.p = startMCP(t, data)
+	s.p.mount = m
 	sess := "episodic/sessions/2026-12-01"
 	turns := sess + "/turns.jsonl"
 	prefs := "semantic/user/preferences.md"

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +28,9 @@ type mcpProc struct {
 	cmd    *exec.Cmd
 	stderr syncBuffer
 	closed bool
+	// mount, when set, is the mount that serves this server's calls: a
+	// call that fails then reports both processes' goroutines.
+	mount *mountProc
 }
 
 // startMCP runs `mnemofs mcp --data data extra...` and connects to it over
@@ -79,7 +83,17 @@ func (p *mcpProc) stop() {
 // call calls tool with args (a map, or json.RawMessage sent as it is).
 func (p *mcpProc) call(tool string, args any) *sdk.CallToolResult {
 	p.t.Helper()
-	return callTool(p.t, p.cs, tool, args)
+	if p.mount == nil {
+		return callTool(p.t, p.cs, tool, args)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := p.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		p.cmd.Process.Signal(syscall.SIGQUIT)
+		p.t.Fatalf("calling %s %v: %v\nthe mount's goroutines:\n%s\nthe MCP server's stderr:\n%s", tool, args, err, p.mount.dump(), p.stderr.String())
+	}
+	return res
 }
 
 func callTool(t testing.TB, cs *sdk.ClientSession, tool string, args any) *sdk.CallToolResult {
