@@ -177,25 +177,38 @@ type Prefiller interface {
 }
 
 // prefill puts data, the committed content of ino, into the kernel's page
-// cache, unless ino was opened or changed meanwhile. Under mu, as Open
-// registers: no kernel file of ino is open, so no read is in flight.
+// cache, unless ino was opened or changed meanwhile. The caller holds ino
+// in the ending phase, so no kernel file of ino is open (Open waits for
+// the phase), and no read of it is in flight. No store lock is held while
+// the kernel is told: the kernel may be waiting for a request of this
+// mount (a rename, a lookup) that needs one. A change that comes from
+// elsewhere meanwhile (another host's commit) is seen by the check after,
+// which drops what was put.
 func (s *Store) prefill(ino uint64, data []byte, version int) {
 	p, ok := s.opts.Notify.(Prefiller)
-	if !ok {
+	if !ok || !s.holds(ino, data, version) {
 		return
 	}
+	p.Prefill(ino, data)
+	if !s.holds(ino, data, version) {
+		s.notifyContent(ino)
+	}
+}
+
+// holds reports whether data is still the committed content of ino, at
+// version, with no open state.
+func (s *Store) holds(ino uint64, data []byte, version int) bool {
 	s.mu.Lock()
 	defer s.unlock()
 	i, err := s.inode(ino)
 	if err != nil || s.openState(ino) != nil {
-		return
+		return false
 	}
 	s.icMu.RLock()
 	same := i.Size == uint64(len(data)) && i.Blob == 0
 	s.icMu.RUnlock()
-	if rec, err := s.storedRecord(ino); same && err == nil && rec.Version == version {
-		p.Prefill(ino, data)
-	}
+	rec, err := s.storedRecord(ino)
+	return same && err == nil && rec.Version == version
 }
 
 // settle makes the committed state of ino canonical after a session: the

@@ -2,8 +2,10 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
@@ -165,4 +167,67 @@ func TestDeferredAppendAdopted(t *testing.T) {
 		t.Errorf("content after the restart: %d bytes", len(got))
 	}
 	fsckClean(t, s2)
+}
+
+// waitingKernel is a Notifier whose Prefill waits, as the kernel may, for
+// a request of the mount that needs the store (a create).
+type waitingKernel struct {
+	s        *Store
+	parent   uint64
+	prefills int
+	stuck    bool
+}
+
+func (k *waitingKernel) Entry(uint64, string) {}
+func (k *waitingKernel) Content(uint64)       {}
+func (k *waitingKernel) Prefill(ino uint64, data []byte) {
+	k.prefills++
+	done := make(chan struct{})
+	go func() {
+		k.s.Create(k.parent, fmt.Sprintf("other-%d.txt", k.prefills), 0o644, Owner{})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		k.stuck = true
+	}
+}
+
+// TestPrefillHoldsNoLock: the end of a session hands the small content it
+// moved into the KV to the kernel's page cache with no store lock held.
+// The kernel may wait, before it takes the content, for a request of the
+// mount in flight (a rename, a lookup) that needs the store's lock: with
+// the lock held, the two waited for each other.
+func TestPrefillHoldsNoLock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	kv, err := backend.OpenBadger(filepath.Join(dir, "db"), backend.Options{})
+	must(t, err)
+	defer kv.Close()
+	k := &waitingKernel{}
+	s, err := Open(kv, Options{BlobDir: filepath.Join(dir, "blobs"), ScratchAge: -1, Notify: k})
+	must(t, err)
+	defer s.Close()
+	s.EnablePassthrough()
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	k.s, k.parent = s, w.Ino
+	i, err := s.Create(w.Ino, "notes.txt", 0o644, Owner{})
+	must(t, err)
+	must(t, s.Open(i.Ino, true))
+	bf := s.Passthrough(i.Ino, PTCreate, true, false)
+	if bf == nil {
+		t.Fatal("no session for a file just created")
+	}
+	_, err = bf.WriteAt([]byte("kernel bytes"), 0)
+	must(t, err)
+	must(t, s.Release(i.Ino))
+	s.endSessions(0)
+	if k.prefills != 1 || k.stuck {
+		t.Errorf("prefills %d, a create meanwhile stuck: %v", k.prefills, k.stuck)
+	}
+	if got := readAll(t, s, i.Ino); string(got) != "kernel bytes" {
+		t.Fatalf("after the session: %q", got)
+	}
 }
