@@ -101,6 +101,9 @@ type Engine struct {
 	queue     []store.Change
 	enq, done uint64
 	stopped   bool
+	// interrupted: the mount is going away, and readers no longer wait
+	// for the worker (Interrupt).
+	interrupted bool
 	// waiters counts readers in Ready: the worker applies at once for them
 	// and otherwise lets changes settle first (see settle).
 	waiters int
@@ -173,14 +176,26 @@ func (e *Engine) Loaded() <-chan struct{} { return e.loaded }
 
 func (e *Engine) markLoaded() { e.loadedOnce.Do(func() { close(e.loaded) }) }
 
-// Ready waits until every change queued so far is applied.
+// Interrupt ends every wait in Ready, now and later: the mount is going
+// away, and a request waiting there would hold its unmount (and the
+// process's exit) until the worker catches up, minutes while a million
+// memories are first indexed. What such a request reads may miss
+// memories not yet indexed. Changes are still applied until Stop.
+func (e *Engine) Interrupt() {
+	e.qMu.Lock()
+	e.interrupted = true
+	e.qCond.Broadcast()
+	e.qMu.Unlock()
+}
+
+// Ready waits until every change queued so far is applied (or Interrupt).
 func (e *Engine) Ready() {
 	e.qMu.Lock()
 	target := e.enq
-	if e.done < target {
+	if e.done < target && !e.interrupted {
 		e.waiters++
 		e.qCond.Broadcast() // the worker stops settling
-		for e.done < target {
+		for e.done < target && !e.interrupted {
 			e.qCond.Wait()
 		}
 		e.waiters--
@@ -357,6 +372,10 @@ func (e *Engine) progress(n uint64) {
 	e.qMu.Unlock()
 }
 
+// testHookBuilding, when set by a test, runs before a build indexes each
+// memory.
+var testHookBuilding atomic.Pointer[func()]
+
 // build indexes every memory; it reports false when a stop cut it short.
 func (e *Engine) build() bool {
 	t0 := time.Now()
@@ -373,6 +392,9 @@ func (e *Engine) build() bool {
 		if n%256 == 0 && e.isStopped() {
 			w.end()
 			return false
+		}
+		if h := testHookBuilding.Load(); h != nil {
+			(*h)()
 		}
 		e.apply(store.Change{Kind: store.Changed, Ino: ino})
 		w.built()

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
+	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -55,4 +57,63 @@ func TestRebuildDropsStaleIndex(t *testing.T) {
 	if n := len(e.Search(q, Filter{})); n != 2 {
 		t.Fatalf("%d results after the rebuild, want 2", n)
 	}
+}
+
+// TestInterruptEndsReady: a reader waiting for the first build (a search
+// in the mount's first minutes at a million memories) stops waiting when
+// the mount is going away, rather than holding its unmount until the
+// build ends; the build then ends at Stop.
+func TestInterruptEndsReady(t *testing.T) {
+	// Not parallel: the hook is the package's.
+	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	st, err := store.Open(kv, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 3 {
+		in, err := st.Create(store.RootIno, fmt.Sprintf("n%d.md", i), 0o644, store.Owner{})
+		if err == nil {
+			err = st.Open(in.Ino, false)
+		}
+		if err == nil {
+			_, err = st.WriteAt(in.Ino, []byte("a memory"), 0)
+			err = errors.Join(err, st.Release(in.Ino))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	gate, building := make(chan struct{}), make(chan struct{}, 1)
+	hook := func() {
+		select {
+		case building <- struct{}{}:
+		default:
+		}
+		<-gate
+	}
+	testHookBuilding.Store(&hook)
+	defer testHookBuilding.Store(nil)
+	e := NewEngine(nil)
+	e.Start(st)
+	<-building
+	ready := make(chan struct{})
+	go func() { e.Ready(); close(ready) }()
+	select {
+	case <-ready:
+		t.Fatal("Ready returned while the build was held")
+	case <-time.After(200 * time.Millisecond):
+	}
+	e.Interrupt()
+	select {
+	case <-ready:
+	case <-time.After(5 * time.Second):
+		t.Error("Ready still waits 5 s after Interrupt")
+	}
+	close(gate)
+	e.Stop()
 }

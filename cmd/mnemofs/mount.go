@@ -266,6 +266,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		return fail("cannot mount %s: %v", mnt, err)
 	}
 	unmount := func() {
+		// A request waiting for the index (a search during the first
+		// build) would keep the mount busy until the build ends.
+		eng.Interrupt()
 		for try := 0; ; try++ {
 			err := srv.Unmount()
 			if err == nil {
