@@ -1,7 +1,6 @@
 package views
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -29,17 +28,7 @@ func TestMerge(t *testing.T) {
 func TestRebuildDropsStaleIndex(t *testing.T) {
 	e, st := engineStore(t)
 	for i, text := range []string{"alpha memory", "beta memory"} {
-		in, err := st.Create(store.RootIno, fmt.Sprintf("n%d.md", i), 0o644, store.Owner{})
-		if err == nil {
-			err = st.Open(in.Ino, false)
-		}
-		if err == nil {
-			_, err = st.WriteAt(in.Ino, []byte(text), 0)
-			err = errors.Join(err, st.Release(in.Ino))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, st, store.RootIno, fmt.Sprintf("n%d.md", i), text)
 	}
 	q, _ := ParseQuery("memory")
 	if n := len(e.Search(q, Filter{})); n != 2 {
@@ -76,17 +65,7 @@ func TestInterruptEndsReady(t *testing.T) {
 	}
 	defer st.Close()
 	for i := range 3 {
-		in, err := st.Create(store.RootIno, fmt.Sprintf("n%d.md", i), 0o644, store.Owner{})
-		if err == nil {
-			err = st.Open(in.Ino, false)
-		}
-		if err == nil {
-			_, err = st.WriteAt(in.Ino, []byte("a memory"), 0)
-			err = errors.Join(err, st.Release(in.Ino))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, st, store.RootIno, fmt.Sprintf("n%d.md", i), "a memory")
 	}
 	gate, building := make(chan struct{}), make(chan struct{}, 1)
 	hook := func() {

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -13,17 +12,7 @@ import (
 // views.Filter{May: ...} for a restricted reader, fusefs/reader.go).
 func TestLineResultReader(t *testing.T) {
 	e, st := engineStore(t)
-	in, err := st.Create(store.RootIno, "log.jsonl", 0o644, store.Owner{})
-	if err == nil {
-		err = st.Open(in.Ino, false)
-	}
-	if err == nil {
-		_, err = st.WriteAt(in.Ino, []byte("{\"user\":\"a\",\"text\":\"one\"}\n{\"user\":\"b\",\"text\":\"two kayaks\"}\n{\"user\":\"a\",\"text\":\"three\"}\n"), 0)
-		err = errors.Join(err, st.Release(in.Ino))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, st, store.RootIno, "log.jsonl", "{\"user\":\"a\",\"text\":\"one\"}\n{\"user\":\"b\",\"text\":\"two kayaks\"}\n{\"user\":\"a\",\"text\":\"three\"}\n")
 	q, _ := ParseQuery("kayaks")
 	rs := e.Search(q, Filter{})
 	if len(rs) == 0 || rs[0].Line != 2 {

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -72,17 +71,7 @@ func benchWriteRedaction(b *testing.B, mode string) {
 				if i%10 == 0 {
 					text = secret + words[len(secret):]
 				}
-				in, err := st.Create(sem.Ino, fmt.Sprintf("m%d.md", i), 0o644, store.Owner{})
-				if err == nil {
-					err = st.Open(in.Ino, false)
-				}
-				if err == nil {
-					_, err = st.WriteAt(in.Ino, []byte(text), 0)
-					err = errors.Join(err, st.Release(in.Ino))
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
+				writeFile(b, st, sem.Ino, fmt.Sprintf("m%d.md", i), text)
 			}
 			e.Ready()
 			// CPU time of the process (writer and indexer), less noisy on a

@@ -2,7 +2,6 @@ package views
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -19,17 +18,7 @@ func TestIndexRedaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(name, text string) {
-		in, err := st.Create(store.RootIno, name, 0o644, store.Owner{})
-		if err == nil {
-			err = st.Open(in.Ino, false)
-		}
-		if err == nil {
-			_, err = st.WriteAt(in.Ino, []byte(text), 0)
-			err = errors.Join(err, st.Release(in.Ino))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, st, store.RootIno, name, text)
 	}
 	secret := "zanzibar.quokka@example.org"
 	write("note.md", "Write to "+secret+" about the gondola booking.\n")
@@ -161,17 +150,7 @@ func TestRedactionFollowsMoves(t *testing.T) {
 		return in.Ino
 	}
 	open, secret, sub := mk(store.RootIno, "open"), mk(store.RootIno, "secret"), mk(store.RootIno, "sub")
-	in, err := st.Create(open, "a.md", 0o644, store.Owner{})
-	if err == nil {
-		err = st.Open(in.Ino, false)
-	}
-	if err == nil {
-		_, err = st.WriteAt(in.Ino, []byte("the wombat contact is wombat.keeper@zoo.example\n"), 0)
-		err = errors.Join(err, st.Release(in.Ino))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, st, open, "a.md", "the wombat contact is wombat.keeper@zoo.example\n")
 	finds := func() bool {
 		q, _ := ParseQuery("keeper")
 		return len(e.Search(q, Filter{})) > 0
