@@ -12,15 +12,15 @@ import (
 // A load that did not end (a killed import) is undone at the next start:
 // its tables hold inodes, content and metadata that nothing, or only some
 // of its names, point at. StartLoad records the range of inode numbers it
-// leased ("s" + "load"); the end of the load deletes the record once
-// the names and the directories' times and counts are written (the
-// symbolic links, made after, are ordinary commits). At a start that finds it, every inode in the range
-// goes, with its content, metadata and the name pointing at it if one
-// was written, and the directories outside the range that had a
-// directory of the load in them get their subdirectory count again. The
-// import can then be run again from the start. (Nothing else can have
-// used those inodes: the record is found at the first start after the
-// load, before anything reads the store.)
+// leased ("s" + "load"); the end of the load deletes the record once the
+// names and the directories' times and counts are written (the symbolic
+// links, made after, are ordinary commits). At a start that finds it,
+// every inode in the range goes, with its content, metadata and the name
+// pointing at it if one was written, and the directories outside the range
+// that had a directory of the load in them get their subdirectory count
+// again. The import can then be run again from the start. (Nothing else
+// can have used those inodes: the record is found at the first start after
+// the load, before anything reads the store.)
 
 // loadKey is the record of an open load.
 func loadKey() []byte { return backend.StoreKey("load") }

@@ -181,16 +181,16 @@ type Prefiller interface {
 // in the ending phase, so no kernel file of ino is open (Open waits for
 // the phase), and no read of it is in flight. No store lock is held while
 // the kernel is told: the kernel may be waiting for a request of this
-// mount (a rename, a lookup) that needs one. A change that comes from
-// elsewhere meanwhile (another host's commit) is seen by the check after,
-// which drops what was put.
+// mount (a rename, a lookup) that needs one. On a shared store, another
+// host's commit meanwhile is seen by a check after, which drops what was
+// put (on this host a change needs an open, which waits for the phase).
 func (s *Store) prefill(ino uint64, data []byte, version int) {
 	p, ok := s.opts.Notify.(Prefiller)
 	if !ok || !s.holds(ino, data, version) {
 		return
 	}
 	p.Prefill(ino, data)
-	if !s.holds(ino, data, version) {
+	if s.Shared() && !s.holds(ino, data, version) {
 		s.notifyContent(ino)
 	}
 }

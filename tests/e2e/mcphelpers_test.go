@@ -86,23 +86,25 @@ func (p *mcpProc) call(tool string, args any) *sdk.CallToolResult {
 	if p.mount == nil {
 		return callTool(p.t, p.cs, tool, args)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := p.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
+	return callTool(p.t, p.cs, tool, args, func() string {
 		p.cmd.Process.Signal(syscall.SIGQUIT)
-		p.t.Fatalf("calling %s %v: %v\nthe mount's goroutines:\n%s\nthe MCP server's stderr:\n%s", tool, args, err, p.mount.dump(), p.stderr.String())
-	}
-	return res
+		return fmt.Sprintf("the mount's goroutines:\n%s\nthe MCP server's stderr:\n%s", p.mount.dump(), p.stderr.String())
+	})
 }
 
-func callTool(t testing.TB, cs *sdk.ClientSession, tool string, args any) *sdk.CallToolResult {
+// callTool calls tool; a failed call fails the test with what each of
+// report says.
+func callTool(t testing.TB, cs *sdk.ClientSession, tool string, args any, report ...func() string) *sdk.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		t.Fatalf("calling %s %v: %v", tool, args, err)
+		var also strings.Builder
+		for _, r := range report {
+			also.WriteString("\n" + r())
+		}
+		t.Fatalf("calling %s %v: %v%s", tool, args, err, also.String())
 	}
 	return res
 }
