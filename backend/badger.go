@@ -12,6 +12,7 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 // Options configures OpenBadger.
@@ -99,6 +100,16 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		// a 256 MiB block cache) would dominate the process's RSS.
 		WithMemTableSize(16 << 20).
 		WithNumMemtables(3).
+		// Tables are not compressed: a read of a block is then a slice of
+		// the mapped file, where Snappy gave each block read that missed
+		// the cache a new buffer to decompress into. A build of the index
+		// over a million memories read 11 GB that way, and the collector
+		// that chased it left the mount 40 MiB larger (BENCHMARKS.md). The
+		// cost is disk: about twice the bytes for text (archived memories
+		// are packed with zstd all the same, store/pack.go). The cache
+		// serves tables written compressed by earlier versions, and an
+		// encrypted store's, whose blocks are decrypted into new buffers.
+		WithCompression(options.None).
 		WithBlockCacheSize(16 << 20).
 		WithNumCompactors(2).
 		// A compaction holds every table it builds whole in memory until
