@@ -184,6 +184,46 @@ func TestBulkLoadUndo(t *testing.T) {
 	fsckClean(t, s)
 }
 
+// TestBulkLoadUndoContentAhead: a load killed with its content's and
+// metadata's tables ahead of its inodes' (the families are separate runs
+// of tables): content and metadata whose inode no table holds go too.
+func TestBulkLoadUndoContentAhead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, done := openBulk(t, dir)
+	b := s.NewBulk()
+	must(t, b.StartLoad())
+	loadTree(t, b)
+	ld := b.ld
+	must(t, ld.load.Flush())
+	// The inodes of every other file never reached a table.
+	must(t, s.kv.Update(func(tx backend.Txn) error {
+		for n, e := range ld.ents {
+			if n%2 == 0 {
+				if err := tx.Delete(backend.InodeKey(e.ino)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	done()
+
+	s, done = openBulk(t, dir)
+	defer done()
+	must(t, s.kv.View(func(tx backend.Txn) error {
+		for _, e := range ld.ents {
+			for _, k := range [][]byte{backend.ChunkKey(e.ino, 0), backend.MetaKey(e.ino), backend.InodeKey(e.ino)} {
+				if _, err := tx.Get(k); !errors.Is(err, backend.ErrNotFound) {
+					t.Errorf("key %q of loaded inode %d after the undo: %v", k, e.ino, err)
+				}
+			}
+		}
+		return nil
+	}))
+	fsckClean(t, s)
+}
+
 // TestBulkLoadRefused: a KV that takes no load (not opened for bulk
 // loads) leaves the Bulk on batches, and what they write stays at the
 // next start (a load's record, written before the refusal, must not

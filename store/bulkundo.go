@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,8 +16,9 @@ import (
 // leased ("s" + "load"); the end of the load deletes the record once the
 // names and the directories' times and counts are written (the symbolic
 // links, made after, are ordinary commits). At a start that finds it,
-// every inode in the range goes, with its content, metadata and the name
-// pointing at it if one was written, and the directories outside the range
+// every inode in the range goes with the name pointing at it if one was
+// written, every content chunk and metadata record keyed in the range goes
+// (whether its inode reached a table or not), and the directories outside the range
 // that had a directory of the load in them get their subdirectory count
 // again. The import can then be run again from the start. (Nothing else
 // can have used those inodes: the record is found at the first start after
@@ -65,10 +67,7 @@ func (s *Store) undoLoad() error {
 				return false
 			}
 			inodes++
-			keys = append(keys, backend.InodeKey(ino), backend.MetaKey(ino))
-			for idx := uint64(0); idx*ChunkSize < i.Size; idx++ {
-				keys = append(keys, backend.ChunkKey(ino, uint32(idx)))
-			}
+			keys = append(keys, backend.InodeKey(ino))
 			for _, l := range i.Links {
 				dk := backend.DirentKey(l.Parent, l.Name)
 				if d, err := t.Get(dk); err == nil {
@@ -82,7 +81,26 @@ func (s *Store) undoLoad() error {
 			}
 			return true
 		})
-		return errors.Join(serr, ierr)
+		if err := errors.Join(serr, ierr); err != nil {
+			return err
+		}
+		// Content and metadata by their own keys' range, not through the
+		// inodes found: the load's families are written as separate runs
+		// of tables, and a kill can leave one family's tables ahead of
+		// another's (content whose inode never reached a table).
+		for _, first := range [][]byte{backend.ChunkKey(lo, 0), backend.MetaKey(lo)} {
+			err := t.Scan(first[:1], first, true, func(k, _ []byte) bool {
+				if backend.KeyIno(k) >= hi {
+					return false
+				}
+				keys = append(keys, bytes.Clone(k))
+				return true
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store: undoing an unfinished load: %w", err)
