@@ -23,34 +23,15 @@ func TestTablesUncompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	val := bytes.Repeat([]byte("memory "), 70) // 490 bytes, well under the value threshold
 	b := kv.NewBatch()
-	for i := range 2048 {
-		if err := b.Set([]byte(fmt.Sprintf("k%05d", i)), val); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fillValues(t, b.Set)
 	if err := b.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if err := kv.Close(); err != nil { // the memtable becomes a table
 		t.Fatal(err)
 	}
-	var tables int64
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".sst") {
-			fi, err := e.Info()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tables += fi.Size()
-		}
-	}
-	if raw := int64(2048 * len(val)); tables < raw {
+	if tables, raw := tableBytes(t, dir), int64(2048*len(testVal)); tables < raw {
 		t.Fatalf("tables hold %d bytes for %d bytes of values: compressed", tables, raw)
 	}
 	kv, err = OpenBadger(dir, Options{})
@@ -60,7 +41,7 @@ func TestTablesUncompressed(t *testing.T) {
 	defer kv.Close()
 	if err := kv.View(func(tx Txn) error {
 		got, err := tx.Get([]byte("k01234"))
-		if err == nil && !bytes.Equal(got, val) {
+		if err == nil && !bytes.Equal(got, testVal) {
 			err = fmt.Errorf("k01234 reads %q", got)
 		}
 		return err
@@ -78,18 +59,16 @@ func TestReadsCompressedTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	val := bytes.Repeat([]byte("memory "), 70)
 	wb := db.NewWriteBatch()
-	for i := range 2048 {
-		if err := wb.Set([]byte(fmt.Sprintf("k%05d", i)), val); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fillValues(t, wb.Set)
 	if err := wb.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if tables, raw := tableBytes(t, dir), int64(2048*len(testVal)); tables*4 > raw {
+		t.Fatalf("tables hold %d bytes for %d bytes of values: not compressed, nothing tested", tables, raw)
 	}
 	kv, err := OpenBadger(dir, Options{})
 	if err != nil {
@@ -99,7 +78,7 @@ func TestReadsCompressedTables(t *testing.T) {
 	n := 0
 	if err := kv.View(func(tx Txn) error {
 		return tx.Scan([]byte("k"), nil, false, func(_, v []byte) bool {
-			if bytes.Equal(v, val) {
+			if bytes.Equal(v, testVal) {
 				n++
 			}
 			return true
@@ -110,4 +89,38 @@ func TestReadsCompressedTables(t *testing.T) {
 	if n != 2048 {
 		t.Fatalf("read %d of 2048 values back", n)
 	}
+}
+
+// testVal is a value Snappy shrinks twentyfold, well under the value
+// threshold (kept in the tables).
+var testVal = bytes.Repeat([]byte("memory "), 70)
+
+// fillValues sets 2,048 keys to testVal through set.
+func fillValues(t *testing.T, set func(k, v []byte) error) {
+	t.Helper()
+	for i := range 2048 {
+		if err := set([]byte(fmt.Sprintf("k%05d", i)), testVal); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tableBytes is the size of the tables in dir.
+func tableBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".sst") {
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += fi.Size()
+		}
+	}
+	return n
 }
