@@ -73,6 +73,46 @@ func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) e
 	}
 }
 
+// MemoryInos calls fn, in order, with the inode number of every record of
+// a memory, reading only the records' keys: a superset of what Memories
+// lists (it also gives ignored files and records whose inode is going),
+// for a caller that reads and checks each memory itself (the views'
+// build, which then reads every memory once instead of twice). On a
+// store open for a user, what the user may see is in the records: they
+// are read, and only the user's memories are given. Pages of memPage×16
+// keys a transaction.
+func (s *Store) MemoryInos(fn func(ino uint64) error) error {
+	if s.opts.User != "" {
+		return s.Memories(func(in Info) error { return fn(in.Ino) })
+	}
+	inos := make([]uint64, 0, memPage*16)
+	var start []byte
+	for {
+		inos = inos[:0]
+		err := s.kv.View(func(t backend.Txn) error {
+			return t.Scan(backend.MetaPrefix(), start, true, func(k, _ []byte) bool {
+				inos = append(inos, backend.KeyIno(k))
+				if len(inos) == cap(inos) {
+					start = append(append([]byte(nil), k...), 0)
+					return false
+				}
+				return true
+			})
+		})
+		if err != nil {
+			return err
+		}
+		for _, ino := range inos {
+			if err := fn(ino); err != nil {
+				return err
+			}
+		}
+		if len(inos) < cap(inos) {
+			return nil
+		}
+	}
+}
+
 // memPage: how many records a walk over the memories reads at once;
 // walkKeep: the inode cache a pass over the memories keeps (DuringPass;
 // a mount sheds to its node bound every second). Variables for the tests.

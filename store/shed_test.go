@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"github.com/mnemofs/mnemofs/backend"
 	"testing"
 )
 
@@ -136,6 +137,69 @@ func TestMemoriesPaged(t *testing.T) {
 	s.icMu.RUnlock()
 	if n > walkKeep+memPage {
 		t.Errorf("%d inodes cached after the walk, want at most %d", n, walkKeep+memPage)
+	}
+}
+
+// TestMemoryInos: the keys-only listing gives every memory Memories
+// gives, in inode order, across its pages; on a store open for a user,
+// only that user's.
+func TestMemoryInos(t *testing.T) {
+	defer func(p int) { memPage = p }(memPage)
+	memPage = 16 // pages of 256 keys
+	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
+	must(t, err)
+	defer kv.Close()
+	s, err := Open(kv, Options{})
+	must(t, err)
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	alice := map[uint64]bool{}
+	for n := range 600 {
+		user := []string{"alice", "bob"}[n%2]
+		ino := writeFile(t, s, w.Ino, fmt.Sprintf("m%03d.md", n), []byte(fmt.Sprintf("---\nuser: %s\n---\nmemory %d\n", user, n)))
+		if user == "alice" {
+			alice[ino] = true
+		}
+	}
+	list := func(s *Store) (inos []uint64) {
+		t.Helper()
+		must(t, s.MemoryInos(func(ino uint64) error {
+			if len(inos) > 0 && ino <= inos[len(inos)-1] {
+				t.Errorf("inode %d after %d: not in inode order", ino, inos[len(inos)-1])
+			}
+			inos = append(inos, ino)
+			return nil
+		}))
+		return inos
+	}
+	got := map[uint64]bool{}
+	for _, ino := range list(s) {
+		got[ino] = true
+	}
+	n := 0
+	must(t, s.Memories(func(in Info) error {
+		n++
+		if !got[in.Ino] {
+			t.Errorf("%s (inode %d) is a memory MemoryInos did not give", in.Path, in.Ino)
+		}
+		return nil
+	}))
+	if n < 600 {
+		t.Fatalf("Memories gave %d, want at least the 600 written", n)
+	}
+	must(t, s.Close())
+
+	s, err = Open(kv, Options{User: "alice"})
+	must(t, err)
+	defer s.Close()
+	inos := list(s)
+	for _, ino := range inos {
+		if !alice[ino] {
+			t.Errorf("alice's store gives inode %d, not hers", ino)
+		}
+	}
+	if len(inos) != len(alice) {
+		t.Errorf("alice's store gives %d inodes, want her %d", len(inos), len(alice))
 	}
 }
 

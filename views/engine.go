@@ -380,8 +380,8 @@ var testHookBuilding atomic.Pointer[func()]
 func (e *Engine) build() bool {
 	t0 := time.Now()
 	var inos []uint64
-	err := e.st.Memories(func(in store.Info) error {
-		inos = append(inos, in.Ino)
+	err := e.st.MemoryInos(func(ino uint64) error {
+		inos = append(inos, ino)
 		return nil
 	})
 	if err != nil {
@@ -407,7 +407,10 @@ func (e *Engine) build() bool {
 	}
 	w.end()
 	if d := time.Since(t0); d > time.Second {
-		e.log.Printf("views: indexed %d memories in %v", len(inos), d.Round(time.Millisecond))
+		e.mu.RLock()
+		n := e.cat.len()
+		e.mu.RUnlock()
+		e.log.Printf("views: indexed %d memories in %v", n, d.Round(time.Millisecond))
 		e.st.AfterPass() // the build read every memory: what the store's caches hold is not hot
 		// A big build leaves garbage several times the index's size, and
 		// on a mount's single scheduler thread the collector lags the
