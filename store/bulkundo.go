@@ -17,10 +17,10 @@ import (
 // names and the directories' times and counts are written (the symbolic
 // links, made after, are ordinary commits). At a start that finds it,
 // every inode in the range goes with the name pointing at it if one was
-// written, every content chunk and metadata record keyed in the range goes
-// (whether its inode reached a table or not), and the directories outside the range
-// that had a directory of the load in them get their subdirectory count
-// again. The import can then be run again from the start. (Nothing else
+// written, every content chunk and metadata record keyed in the range
+// goes (whether its inode reached a table or not), and the directories
+// outside the range that had a directory of the load in them get their
+// subdirectory count again. The import can then be run again from the start. (Nothing else
 // can have used those inodes: the record is found at the first start after
 // the load, before anything reads the store.)
 
