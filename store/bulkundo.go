@@ -20,9 +20,9 @@ import (
 // written, every content chunk and metadata record keyed in the range
 // goes (whether its inode reached a table or not), and the directories
 // outside the range that had a directory of the load in them get their
-// subdirectory count again. The import can then be run again from the start. (Nothing else
-// can have used those inodes: the record is found at the first start after
-// the load, before anything reads the store.)
+// subdirectory count again. The import can then be run again from the
+// start. (Nothing else can have used those inodes: the record is found at
+// the first start after the load, before anything reads the store.)
 
 // loadKey is the record of an open load.
 func loadKey() []byte { return backend.StoreKey("load") }
