@@ -213,21 +213,12 @@ func TestPrefillHoldsNoLock(t *testing.T) {
 	w, err := s.Lookup(RootIno, "working")
 	must(t, err)
 	k.s, k.parent = s, w.Ino
-	i, err := s.Create(w.Ino, "notes.txt", 0o644, Owner{})
-	must(t, err)
-	must(t, s.Open(i.Ino, true))
-	bf := s.Passthrough(i.Ino, PTCreate, true, false)
-	if bf == nil {
-		t.Fatal("no session for a file just created")
-	}
-	_, err = bf.WriteAt([]byte("kernel bytes"), 0)
-	must(t, err)
-	must(t, s.Release(i.Ino))
+	ino := ptWritten(t, s, "notes.txt", []byte("kernel bytes"), false)
 	s.endSessions(0)
 	if k.prefills != 1 || k.stuck {
 		t.Errorf("prefills %d, a create meanwhile stuck: %v", k.prefills, k.stuck)
 	}
-	if got := readAll(t, s, i.Ino); string(got) != "kernel bytes" {
+	if got := readAll(t, s, ino); string(got) != "kernel bytes" {
 		t.Fatalf("after the session: %q", got)
 	}
 }
