@@ -1,6 +1,10 @@
 package cache
 
-import lru "github.com/hashicorp/golang-lru/v2"
+import (
+	"unsafe"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
 
 // Strings memoises a pure string function (such as a stemmer) for the most
 // recently used inputs.
@@ -23,6 +27,26 @@ func (m *Strings) Get(s string) string {
 	if v, ok := m.c.Get(s); ok {
 		return v
 	}
+	v := m.fn(s)
+	m.c.Add(s, v)
+	return v
+}
+
+// GetBytes is Get of string(b), without making that string when b is
+// cached: a tokenizer's words are mostly ones it has seen, and a string a
+// word was most of what tokenizing allocated. The result is the cached
+// string (shared by every caller), never b's memory; b may be reused once
+// it returns.
+func (m *Strings) GetBytes(b []byte) string {
+	if len(b) == 0 {
+		return m.Get("")
+	}
+	// The cache only looks the key up (a map index and the list's move to
+	// the front); nothing keeps it past the call.
+	if v, ok := m.c.Get(unsafe.String(unsafe.SliceData(b), len(b))); ok {
+		return v
+	}
+	s := string(b)
 	v := m.fn(s)
 	m.c.Add(s, v)
 	return v

@@ -19,23 +19,28 @@ const maxTokenLen = 40
 // form is indexed as its base form ("won" as "win").
 func Tokens(text string) []string {
 	out := make([]string, 0, len(text)/6)
-	var word strings.Builder
+	// The word being read, in a buffer kept across words: a term is
+	// made a string only when the stemmer's memo has not seen it (or it
+	// is short or a number), and otherwise is the memo's own string.
+	var wbuf [64]byte
+	word := wbuf[:0]
 	var cjk []rune
 	flushWord := func() {
-		if word.Len() == 0 {
+		if len(word) == 0 {
 			return
 		}
-		w := word.String()
-		word.Reset()
-		if len(w) > maxTokenLen || stopWords[w] {
+		w := word
+		word = word[:0]
+		if len(w) > maxTokenLen || stopWords[string(w)] {
 			return
 		}
-		if len(w) > 2 && !isDigits(w) {
-			if w = stems.Get(w); w == "" {
-				return // an irregular form of a stop word ("gotten")
-			}
+		if len(w) > 2 && !isDigitBytes(w) {
+			if t := stems.GetBytes(w); t != "" {
+				out = append(out, t)
+			} // else an irregular form of a stop word ("gotten")
+			return
 		}
-		out = append(out, w)
+		out = append(out, string(w))
 	}
 	flushCJK := func() {
 		switch len(cjk) {
@@ -57,11 +62,11 @@ func Tokens(text string) []string {
 			switch {
 			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
 				flushCJK()
-				word.WriteByte(c)
+				word = append(word, c)
 				continue
 			case c >= 'A' && c <= 'Z':
 				flushCJK()
-				word.WriteByte(c + 'a' - 'A')
+				word = append(word, c+'a'-'A')
 				continue
 			case c != '\'':
 				flushWord()
@@ -78,13 +83,13 @@ func Tokens(text string) []string {
 			cjk = append(cjk, r)
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			flushCJK()
-			word.WriteRune(unicode.ToLower(r))
+			word = utf8.AppendRune(word, unicode.ToLower(r))
 		case r == '\'' || r == '’':
 			// "Caroline's" → "caroline": drop the possessive.
 			flushCJK()
 			if i < len(text) && (text[i] == 's' || text[i] == 't') && (i+1 >= len(text) || !isWordByte(text[i+1])) {
 				if text[i] == 't' {
-					word.WriteByte('t') // keep "don't" as "dont"
+					word = append(word, 't') // keep "don't" as "dont"
 				}
 				i++
 			}
@@ -103,9 +108,9 @@ func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+func isDigitBytes(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}

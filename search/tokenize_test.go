@@ -48,3 +48,14 @@ func BenchmarkTokens(b *testing.B) {
 		Tokens(text)
 	}
 }
+
+// TestTokensAllocations: words the stemmer's memo has seen are not made
+// strings again; tokenizing a text allocates its result and little else.
+// (A string a word was most of what an index build allocated for text.)
+func TestTokensAllocations(t *testing.T) {
+	text := strings.Repeat("Caroline went to the LGBTQ support group yesterday and talked about adoption agencies. ", 4)
+	Tokens(text) // the words into the memo
+	if n := testing.AllocsPerRun(50, func() { Tokens(text) }); n > 2 {
+		t.Errorf("Tokens allocates %v times a call, want at most 2 (its result)", n)
+	}
+}
