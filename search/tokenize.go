@@ -31,16 +31,12 @@ func Tokens(text string) []string {
 		}
 		w := word
 		word = word[:0]
-		if len(w) > maxTokenLen || stopWords[string(w)] {
+		if len(w) > maxTokenLen {
 			return
 		}
-		if len(w) > 2 && !isDigitBytes(w) {
-			if t := stems.GetBytes(w); t != "" {
-				out = append(out, t)
-			} // else an irregular form of a stop word ("gotten")
-			return
-		}
-		out = append(out, string(w))
+		if t := termMemo.GetBytes(w); t != "" {
+			out = append(out, t)
+		} // else a stop word, or an irregular form of one ("gotten")
 	}
 	flushCJK := func() {
 		switch len(cjk) {
@@ -108,9 +104,9 @@ func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
-func isDigitBytes(s []byte) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}
@@ -142,10 +138,16 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
-// stems memoises the Snowball stemmer, which costs far more than a lookup
-// (a language's working vocabulary fits easily), after irregular's
-// mapping: "" for a form of a stop word.
-var stems = cache.NewStrings(1<<16, func(w string) string {
+// term is the index term of a word: "" for a stop word (or an irregular
+// form of one), the word itself when short or a number, else its Snowball
+// stem after irregular's mapping.
+func term(w string) string {
+	if stopWords[w] {
+		return ""
+	}
+	if len(w) <= 2 || isDigits(w) {
+		return w
+	}
 	if b, ok := irregular[w]; ok {
 		if stopWords[b] {
 			return ""
@@ -153,7 +155,12 @@ var stems = cache.NewStrings(1<<16, func(w string) string {
 		w = b
 	}
 	return english.Stem(w, false)
-})
+}
+
+// termMemo memoises term, which costs far more than a lookup (a language's
+// working vocabulary fits easily); a word found there is not made a
+// string again.
+var termMemo = cache.NewMemo(1<<17, term)
 
 //go:generate go run gen_irregular.go
 

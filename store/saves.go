@@ -165,6 +165,9 @@ func (s *Store) successor(t backend.Txn, ino uint64) uint64 {
 
 // current follows ino through saves to the inode holding the memory now.
 func (s *Store) current(ino uint64) uint64 {
+	if ino == 0 {
+		return 0 // no link: not two lookups that miss (one for each memory Info was asked about)
+	}
 	for n := 0; n < 64; n++ {
 		if _, err := s.inode(ino); err == nil {
 			return ino

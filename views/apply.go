@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
@@ -297,7 +298,9 @@ func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]s
 	if isBinary(buf[:n]) {
 		return nil, nil, 0, 0, nil // nothing to search in an image or an archive
 	}
-	text := string(buf[:n])
+	// buf is this call's and is not written again: the text is read
+	// where it lies, not copied (a copy was a gigabyte of a 1M build).
+	text := unsafe.String(unsafe.SliceData(buf), n)
 	if isLog(name) {
 		parts, metas, lines := logParts(text, 1, 0)
 		if size > indexMax {
