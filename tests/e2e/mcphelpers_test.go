@@ -13,7 +13,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +30,9 @@ type mcpProc struct {
 	cmd    *exec.Cmd
 	stderr syncBuffer
 	closed bool
+	// wire keeps the last messages the client wrote and read, with
+	// when (a call that fails reports them).
+	wire *tailLog
 	// mount, when set, is the mount that serves this server's calls: a
 	// call that fails then reports both processes' goroutines.
 	mount *mountProc
@@ -44,7 +49,11 @@ func startMCP(t testing.TB, data string, extra ...string) *mcpProc {
 	client := sdk.NewClient(&sdk.Implementation{Name: "mnemofs-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: p.cmd, TerminateDuration: 10 * time.Second}, nil)
+	p.wire = &tailLog{}
+	cs, err := client.Connect(ctx, &sdk.LoggingTransport{
+		Transport: &sdk.CommandTransport{Command: p.cmd, TerminateDuration: 10 * time.Second},
+		Writer:    p.wire,
+	}, nil)
 	if err != nil {
 		t.Fatalf("connecting to mnemofs mcp: %v\nstderr: %s", err, p.stderr.String())
 	}
@@ -88,8 +97,45 @@ func (p *mcpProc) call(tool string, args any) *sdk.CallToolResult {
 	}
 	return callTool(p.t, p.cs, tool, args, func() string {
 		p.cmd.Process.Signal(syscall.SIGQUIT)
-		return fmt.Sprintf("the mount's goroutines:\n%s\nthe MCP server's stderr:\n%s", p.mount.dump(), p.stderr.String())
+		return fmt.Sprintf("the mount's goroutines:\n%s\nthe MCP server's stderr:\n%s\nthis client's goroutines:\n%s\nthe client's last messages:\n%s",
+			p.mount.dump(), p.stderr.String(), clientStacks(), p.wire)
 	})
+}
+
+// tailLog keeps the last lines written to it, each with the time it came.
+type tailLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *tailLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, time.Now().Format("15:04:05.000 ")+clipText(strings.TrimSpace(string(b))))
+	if len(l.lines) > 12 {
+		l.lines = l.lines[1:]
+	}
+	return len(b), nil
+}
+
+func (l *tailLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// clientStacks is the test process's goroutines that are the MCP SDK's
+// (the client's reader and writer) or in a system call.
+func clientStacks() string {
+	buf := make([]byte, 16<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out strings.Builder
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "modelcontextprotocol") || strings.Contains(g, "syscall") {
+			out.WriteString(g + "\n\n")
+		}
+	}
+	return out.String()
 }
 
 // callTool calls tool; a failed call fails the test with what each of
