@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -166,5 +167,36 @@ func TestNotesFolderIsNoSequence(t *testing.T) {
 	}
 	if hits := x.Search(Tokens("platypus"), Options{K: 10, Neighbours: 0.5}); len(hits) != 1 || hits[0].Ino != 3 {
 		t.Fatalf("hits %+v", hits)
+	}
+}
+
+// BenchmarkPut: indexing a memory of about 150 words from a vocabulary of
+// a few thousand (tokenizing, counting its terms, appending postings), as
+// an index build does a million times.
+func BenchmarkPut(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		w := make([]byte, 3+rng.IntN(8))
+		for k := range w {
+			w[k] = byte('a' + rng.IntN(26))
+		}
+		vocab[i] = string(w)
+	}
+	texts := make([]string, 4096)
+	for i := range texts {
+		var sb strings.Builder
+		for range 150 {
+			// Zipf-like: low ranks far more often.
+			sb.WriteString(vocab[int(float64(len(vocab))*rng.Float64()*rng.Float64()*rng.Float64())])
+			sb.WriteByte(' ')
+		}
+		texts[i] = sb.String()
+	}
+	x := NewIndex()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		x.Put(uint64(i+1), []Part{{Part: 0, Text: texts[i%len(texts)], Meta: "alice\nnotes"}}, uint64(i/64), lineOrder(uint32(i%64)))
 	}
 }

@@ -26,6 +26,10 @@ type postings struct {
 	// the others in ext (most lists have one block and no ext).
 	first skip
 	ext   *postingsExt
+	// pendDoc and pendTF count a document's occurrences of the term
+	// while it is added (Index.addLocked): the document's number + 1,
+	// and the count so far.
+	pendDoc, pendTF uint32
 }
 
 // postingsExt is what a list of more than one block adds.
