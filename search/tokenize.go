@@ -31,12 +31,20 @@ func Tokens(text string) []string {
 		}
 		w := word
 		word = word[:0]
-		if len(w) > maxTokenLen {
-			return
+		switch {
+		case len(w) > maxTokenLen:
+		case len(w) <= 2 || isDigits(w):
+			// Not through the memo: numbers are many and seldom
+			// repeated, and would only churn it (its entries, made
+			// all along a build, then pin the heap's pages).
+			if !stopWords[string(w)] {
+				out = append(out, string(w))
+			}
+		default:
+			if t := termMemo.GetBytes(w); t != "" {
+				out = append(out, t)
+			} // else a stop word, or an irregular form of one ("gotten")
 		}
-		if t := termMemo.GetBytes(w); t != "" {
-			out = append(out, t)
-		} // else a stop word, or an irregular form of one ("gotten")
 	}
 	flushCJK := func() {
 		switch len(cjk) {
@@ -104,7 +112,7 @@ func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
-func isDigits(s string) bool {
+func isDigits[S ~string | ~[]byte](s S) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false

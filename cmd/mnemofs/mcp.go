@@ -145,7 +145,7 @@ func serveMCP(user string, ro bool, addr, token string) error {
 	defer stop()
 	if addr == "" {
 		logger.Printf("MCP server on stdio for %s", route.describe())
-		err := srv.Run(ctx, &sdk.StdioTransport{})
+		err := srv.Run(ctx, traced(&sdk.StdioTransport{}))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("MCP over stdio: %w", err)
 		}
@@ -169,4 +169,22 @@ func serveMCP(user string, ro bool, addr, token string) error {
 	defer cancel()
 	hs.Shutdown(sctx)
 	return nil
+}
+
+// traced is tr, whose messages are also written to stderr, each with the
+// time it was read or written, when $MNEMOFS_MCP_TRACE is set (a
+// diagnosis aid: which side of a pipe a slow call waited on).
+func traced(tr sdk.Transport) sdk.Transport {
+	if os.Getenv("MNEMOFS_MCP_TRACE") == "" {
+		return tr
+	}
+	return &sdk.LoggingTransport{Transport: tr, Writer: stampWriter{os.Stderr}}
+}
+
+// stampWriter prefixes each write with "mcp-trace", the time and a space.
+type stampWriter struct{ w io.Writer }
+
+func (s stampWriter) Write(b []byte) (int, error) {
+	_, err := fmt.Fprintf(s.w, "mcp-trace %s %s", time.Now().Format("15:04:05.000000"), b)
+	return len(b), err
 }

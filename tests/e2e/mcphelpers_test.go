@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -45,6 +46,10 @@ func startMCP(t testing.TB, data string, extra ...string) *mcpProc {
 	p := &mcpProc{t: t}
 	p.cmd = exec.Command(mnemofsBin, append([]string{"mcp", "--data", data}, extra...)...)
 	withBackend(t, p.cmd, data)
+	if p.cmd.Env == nil {
+		p.cmd.Env = os.Environ()
+	}
+	p.cmd.Env = append(p.cmd.Env, "MNEMOFS_MCP_TRACE=1") // its messages, timed, on stderr (serverLog)
 	p.cmd.Stderr = &p.stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "mnemofs-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -85,7 +90,7 @@ func (p *mcpProc) stop() {
 		p.cmd.Wait()
 	}
 	if s := p.cmd.ProcessState; s != nil && !s.Success() {
-		p.t.Errorf("mnemofs mcp exited with %v\nstderr: %s", s, p.stderr.String())
+		p.t.Errorf("mnemofs mcp exited with %v\nstderr: %s", s, p.serverLog())
 	}
 }
 
@@ -98,8 +103,23 @@ func (p *mcpProc) call(tool string, args any) *sdk.CallToolResult {
 	return callTool(p.t, p.cs, tool, args, func() string {
 		p.cmd.Process.Signal(syscall.SIGQUIT)
 		return fmt.Sprintf("the mount's goroutines:\n%s\nthe MCP server's stderr:\n%s\nthis client's goroutines:\n%s\nthe client's last messages:\n%s",
-			p.mount.dump(), p.stderr.String(), clientStacks(), p.wire)
+			p.mount.dump(), p.serverLog(), clientStacks(), p.wire)
 	})
+}
+
+// serverLog is the server's stderr with only the last dozen lines of its
+// message trace.
+func (p *mcpProc) serverLog() string {
+	var trace, rest []string
+	for _, l := range strings.Split(p.stderr.String(), "\n") {
+		if strings.HasPrefix(l, "mcp-trace ") {
+			trace = append(trace, clipText(l))
+		} else {
+			rest = append(rest, l)
+		}
+	}
+	trace = trace[max(0, len(trace)-12):]
+	return "its last messages:\n" + strings.Join(trace, "\n") + "\n" + strings.Join(rest, "\n")
 }
 
 // tailLog keeps the last lines written to it, each with the time it came.
@@ -144,9 +164,20 @@ func callTool(t testing.TB, cs *sdk.ClientSession, tool string, args any, report
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	// A call still waiting after 20 s: this client's goroutines then, in
+	// the middle of the wait (the report's are taken after it).
+	var midway atomic.Pointer[string]
+	slow := time.AfterFunc(20*time.Second, func() {
+		s := time.Now().Format("15:04:05.000 ") + clientStacks()
+		midway.Store(&s)
+	})
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	slow.Stop()
 	if err != nil {
 		var also strings.Builder
+		if s := midway.Load(); s != nil {
+			also.WriteString("\nthis client's goroutines 20 s into the call, at " + *s)
+		}
 		for _, r := range report {
 			also.WriteString("\n" + r())
 		}
