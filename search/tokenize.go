@@ -18,7 +18,11 @@ const maxTokenLen = 40
 // without stop words, numbers, and bigrams of CJK runs. An irregular verb
 // form is indexed as its base form ("won" as "win").
 func Tokens(text string) []string {
-	out := make([]string, 0, len(text)/6)
+	return AppendTokens(make([]string, 0, len(text)/6), text)
+}
+
+// AppendTokens appends the index terms of text to out (Tokens).
+func AppendTokens(out []string, text string) []string {
 	// The word being read, in a buffer kept across words: a term is
 	// made a string only when the stemmer's memo has not seen it (or it
 	// is short or a number), and otherwise is the memo's own string.
