@@ -257,7 +257,9 @@ func TestMCPAgentSession(t *testing.T) {
 	data, mnt := t.TempDir(), t.TempDir()
 	m := startMount(t, data, mnt)
 	s := &mcpSession{t: t, mnt: mnt, m: sessionModel{files: map[string]string{}, dirs: map[string]bool{}}}
-	s.p = startMCP(t, data)
+	// Traced: a rare 60 s wait for a call's answer (seen about once in
+	// six CI runs) shows which side held the message.
+	s.p = startMCPEnv(t, data, []string{"MNEMOFS_MCP_TRACE=1"})
 	s.p.mount = m
 	sess := "episodic/sessions/2026-12-01"
 	turns := sess + "/turns.jsonl"

@@ -43,13 +43,23 @@ type mcpProc struct {
 // stdio. Cleanup closes the session and waits for the process to exit.
 func startMCP(t testing.TB, data string, extra ...string) *mcpProc {
 	t.Helper()
+	return startMCPEnv(t, data, nil, extra...)
+}
+
+// startMCPEnv is startMCP with env added to the server's environment
+// (MNEMOFS_MCP_TRACE=1: its messages, timed, on its stderr; serverLog
+// shows the last ones).
+func startMCPEnv(t testing.TB, data string, env []string, extra ...string) *mcpProc {
+	t.Helper()
 	p := &mcpProc{t: t}
 	p.cmd = exec.Command(mnemofsBin, append([]string{"mcp", "--data", data}, extra...)...)
 	withBackend(t, p.cmd, data)
-	if p.cmd.Env == nil {
-		p.cmd.Env = os.Environ()
+	if len(env) > 0 {
+		if p.cmd.Env == nil {
+			p.cmd.Env = os.Environ()
+		}
+		p.cmd.Env = append(p.cmd.Env, env...)
 	}
-	p.cmd.Env = append(p.cmd.Env, "MNEMOFS_MCP_TRACE=1") // its messages, timed, on stderr (serverLog)
 	p.cmd.Stderr = &p.stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "mnemofs-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
