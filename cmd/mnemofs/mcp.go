@@ -145,7 +145,9 @@ func serveMCP(user string, ro bool, addr, token string) error {
 	defer stop()
 	if addr == "" {
 		logger.Printf("MCP server on stdio for %s", route.describe())
-		err := srv.Run(ctx, traced(&sdk.StdioTransport{}))
+		tr, restore := stdioTransport()
+		defer restore()
+		err := srv.Run(ctx, traced(tr))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("MCP over stdio: %w", err)
 		}
@@ -188,3 +190,34 @@ func (s stampWriter) Write(b []byte) (int, error) {
 	_, err := fmt.Fprintf(s.w, "mcp-trace %s %s", time.Now().Format("15:04:05.000000"), b)
 	return len(b), err
 }
+
+// stdioTransport is MCP over stdin and stdout. When stdin is a pipe or a
+// socket (as an MCP client starts a server), it is read in non-blocking
+// mode through Go's poller, so that no thread sits in a read of stdin
+// between two messages. Seen with go1.26.8 under load, about once in
+// hundreds of sessions: a request read at once was decoded only when the
+// client's next bytes came (its cancellation, 60 s later), and once the
+// server was caught in a garbage collection's stop of the world with the
+// stdin reader just back from its read; a stop that waits for a blocking
+// read is the likely cause (not proven). restore puts stdin back in
+// blocking mode.
+func stdioTransport() (tr sdk.Transport, restore func()) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(0, &st); err != nil {
+		return &sdk.StdioTransport{}, func() {}
+	}
+	if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFIFO && m != syscall.S_IFSOCK {
+		return &sdk.StdioTransport{}, func() {} // a terminal or a file: as it is
+	}
+	if err := syscall.SetNonblock(0, true); err != nil {
+		return &sdk.StdioTransport{}, func() {}
+	}
+	in := os.NewFile(0, "stdin") // non-blocking: read through the poller
+	return &sdk.IOTransport{Reader: in, Writer: keepOpen{os.Stdout}}, func() { syscall.SetNonblock(0, false) }
+}
+
+// keepOpen is a writer whose Close leaves it open (stdout outlives the
+// MCP connection: log lines may follow).
+type keepOpen struct{ io.Writer }
+
+func (keepOpen) Close() error { return nil }
