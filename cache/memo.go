@@ -29,17 +29,6 @@ func NewMemo(size int, fn func(string) string) *Memo {
 	return &Memo{fn: fn, seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]atomic.Pointer[memoEntry], n)}
 }
 
-// Get returns fn(s).
-func (m *Memo) Get(s string) string {
-	slot := &m.slots[maphash.String(m.seed, s)&m.mask]
-	if e := slot.Load(); e != nil && e.in == s {
-		return e.out
-	}
-	out := m.fn(s)
-	slot.Store(&memoEntry{s, out})
-	return out
-}
-
 // GetBytes returns fn(string(b)), making that string only when b is not
 // in the table. The result is never b's memory; b may be reused once it
 // returns.
