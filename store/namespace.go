@@ -298,7 +298,22 @@ func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 // Path returns the canonical path of ino ("/episodic/a.md"), following its
 // first link up to the root.
 func (s *Store) Path(ino uint64) (string, error) {
-	var parts []string
+	return s.pathFrom(ino, nil)
+}
+
+// pathOf is the path of the node i (Path without reading i again).
+func (s *Store) pathOf(i *Inode) (string, error) {
+	if i.Ino == RootIno {
+		return "/", nil
+	}
+	if len(i.Links) == 0 {
+		return "", syscall.ENOENT
+	}
+	return s.pathFrom(i.Links[0].Parent, []string{i.Links[0].Name})
+}
+
+// pathFrom is the path of ino followed by parts (innermost first).
+func (s *Store) pathFrom(ino uint64, parts []string) (string, error) {
 	for n := 0; ino != RootIno; n++ {
 		if n > 4096 {
 			return "", syscall.ELOOP

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"path"
 	"strings"
 	"syscall"
@@ -68,11 +67,7 @@ func getRecord(t backend.Txn, ino uint64) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Record{}
-	if err := json.Unmarshal(b, r); err != nil {
-		return nil, fmt.Errorf("store: corrupt metadata of inode %d: %v", ino, err)
-	}
-	return r, nil
+	return decodeRecord(ino, b)
 }
 
 // storedRecord loads the record of ino as stored, through the record
@@ -103,13 +98,19 @@ func (s *Store) record(ino uint64) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.withAccess(ino, r), nil
+}
+
+// withAccess applies to r, the record of ino, the access stats not
+// stored yet.
+func (s *Store) withAccess(ino uint64, r *Record) *Record {
 	s.accMu.Lock()
 	if a, ok := s.access[ino]; ok {
 		r.LastAccessed = max(r.LastAccessed, a.last)
 		r.AccessCount += a.count
 	}
 	s.accMu.Unlock()
-	return r, nil
+	return r
 }
 
 // Record returns the record of ino.
@@ -303,14 +304,19 @@ func (s *Store) Info(ino uint64) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	return s.infoOf(&i, r)
+}
+
+// infoOf is the Info of the node i with record r.
+func (s *Store) infoOf(i *Inode, r *Record) (Info, error) {
 	if i.IsReg() && !s.visibleRecord(r) {
 		return Info{}, syscall.ENOENT
 	}
-	p, err := s.Path(ino)
+	p, err := s.pathOf(i)
 	if err != nil {
 		return Info{}, err
 	}
-	in := info(&i, p, r)
+	in := info(i, p, r)
 	s.partialInfo(&in)
 	in.Ignored = i.IsReg() && s.Ignored(p, false)
 	in.Related = s.relatedPaths(r, nil)

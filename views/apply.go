@@ -51,6 +51,28 @@ func (e *Engine) apply(c store.Change) {
 	e.refresh(c.Ino, c.Kind == store.Changed)
 }
 
+// applyScanned indexes a memory the build read with a scan of the store
+// (store.ScanMemories), as apply would a change of it.
+func (e *Engine) applyScanned(m *store.Scanned) {
+	if !m.Own {
+		e.apply(store.Change{Kind: store.Changed, Ino: m.Ino})
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Printf("views: BUG: indexing inode %d: %v", m.Ino, r)
+		}
+	}()
+	switch {
+	case errors.Is(m.Err, syscall.ENOENT):
+		e.drop(m.Ino)
+	case m.Err != nil:
+		e.apply(store.Change{Kind: store.Changed, Ino: m.Ino}) // as a change would: logged, or retried
+	default:
+		e.indexMemory(m.Info, m.Attr, true, m.Content)
+	}
+}
+
 // appendLines indexes only the new lines of a log that grew at its end
 // since it was last indexed. It reports false when a full refresh is needed.
 func (e *Engine) appendLines(ino, _ uint64) bool {
@@ -212,8 +234,19 @@ func (e *Engine) refresh(ino uint64, content bool) {
 	if e.unavailable(ino, err) {
 		return
 	}
-	if err != nil || !a.IsReg() || len(a.Links) == 0 {
-		if err == nil && a.IsReg() {
+	if err != nil {
+		return
+	}
+	e.indexMemory(in, a, content, nil)
+}
+
+// indexMemory brings the memory with Info in and inode a up to date; content
+// says its text changed, and text is that text when it was read already
+// (nil: it is read here).
+func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []byte) {
+	ino := in.Ino
+	if !a.IsReg() || len(a.Links) == 0 {
+		if a.IsReg() {
 			e.drop(ino) // unlinked meanwhile
 		}
 		return // else a directory moved: paths are computed when needed
@@ -230,7 +263,7 @@ func (e *Engine) refresh(ino uint64, content bool) {
 		parent = 0 // a log's lines are a sequence of their own
 	}
 	if content || !e.indexed(ino) {
-		parts, metas, next, size, err := e.parts(ino, name, a.Size, in)
+		parts, metas, next, size, err := e.parts(ino, name, a.Size, in, text)
 		if errors.Is(err, syscall.ENOENT) {
 			e.drop(ino) // removed while being read; its Removed event follows
 			return
@@ -286,14 +319,18 @@ func (e *Engine) drop(ino uint64) {
 }
 
 // parts splits a file into indexed documents: one per line for logs, else
-// the whole text. For logs it also returns the number of the line after
+// the whole text, read here unless read holds it (the caller's, not
+// written again). For logs it also returns the number of the line after
 // the last newline and the bytes indexed (0, 0 when the log was too big to
 // index whole, so that appends re-read it).
-func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info) ([]search.Part, []LineMeta, uint32, uint64, error) {
-	buf := make([]byte, min(size, indexMax))
-	n, err := e.st.ReadAt(ino, buf, 0)
-	if err != nil {
-		return nil, nil, 0, 0, err
+func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info, read []byte) ([]search.Part, []LineMeta, uint32, uint64, error) {
+	buf, n := read, len(read)
+	if read == nil {
+		buf = make([]byte, min(size, indexMax))
+		var err error
+		if n, err = e.st.ReadAt(ino, buf, 0); err != nil {
+			return nil, nil, 0, 0, err
+		}
 	}
 	if isBinary(buf[:n]) {
 		return nil, nil, 0, 0, nil // nothing to search in an image or an archive

@@ -54,6 +54,9 @@ type Engine struct {
 	st  *store.Store
 	idx *search.Index
 	log *log.Logger
+	// scanned: how many memories the last build read by range scans
+	// (store.ScanMemories), not one lookup at a time.
+	scanned atomic.Int64
 	// retry: memories to refresh again once the backend answers (retry.go).
 	retry retries
 
@@ -388,29 +391,44 @@ func (e *Engine) build() bool {
 		e.log.Printf("views: listing memories: %v", err)
 	}
 	w := e.warm(inos)
-	for n, ino := range inos {
+	n, own, stopped := 0, 0, false
+	scanErr := e.st.ScanMemories(inos, indexMax, func(m *store.Scanned) bool {
 		if n%256 == 0 && e.isStopped() {
-			w.end()
+			stopped = true
 			return false
 		}
 		if h := testHookBuilding.Load(); h != nil {
 			(*h)()
 		}
-		e.apply(store.Change{Kind: store.Changed, Ino: ino})
+		if m.Own {
+			own++
+		}
+		e.applyScanned(m)
 		w.built()
 		if n%4096 == 4095 && !e.st.Shared() {
-			// Each apply reads an inode, which the store caches: at a
-			// million memories the cache alone held 250 MB by the end.
-			// (A shared store's were read ahead, warm.go: kept.)
+			// Each memory not scanned reads an inode, which the store
+			// caches: at a million memories the cache alone held 250
+			// MB by the end. (A shared store's were read ahead,
+			// warm.go: kept.)
 			e.st.DuringPass()
 		}
-	}
+		n++
+		return true
+	})
 	w.end()
+	e.scanned.Store(int64(own))
+	if stopped {
+		return false
+	}
+	if scanErr != nil {
+		e.log.Printf("views: reading memories: %v", scanErr)
+		err = scanErr
+	}
 	if d := time.Since(t0); d > time.Second {
 		e.mu.RLock()
 		n := e.cat.len()
 		e.mu.RUnlock()
-		e.log.Printf("views: indexed %d memories in %v", n, d.Round(time.Millisecond))
+		e.log.Printf("views: indexed %d memories in %v (%d read by range scans)", n, d.Round(time.Millisecond), own)
 		e.st.AfterPass() // the build read every memory: what the store's caches hold is not hot
 		// A big build leaves garbage several times the index's size, and
 		// on a mount's single scheduler thread the collector lags the

@@ -1,0 +1,247 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"syscall"
+
+	"github.com/mnemofs/mnemofs/backend"
+)
+
+// Reading every memory in key order, for the views' build (ScanMemories).
+// The build reads each memory's inode, record and content. Read one at a
+// time, that is three lookups a memory, each searching every level of
+// the LSM tree: at a million memories a third of the build. Here a block
+// of memories (ascending inode numbers) is read with three range scans
+// (inodes, records, content chunks) in one read transaction, by a
+// goroutine of its own one block ahead of the caller, which indexes the
+// block before.
+//
+// What a scan read is the store's committed state; a file open for
+// writing, or written meanwhile, sends its change events, which the
+// caller applies after (as it does for the memories it read one at a
+// time). A memory whose content is not plain chunks of its own (a blob
+// file, a pack, a staged rewrite's chunks, a file larger than the
+// caller's limit) or that is open, and every memory of a store opened for
+// a user (whose records say what the user sees of each) or shared by
+// several hosts, is left to the caller: Scanned.Own false.
+
+// Scanned is one memory as ScanMemories read it.
+type Scanned struct {
+	Ino uint64
+	// Own: read here. False: read it the usual way (Info, Attr, ReadAt).
+	Own bool
+	// Err: what reading it here found (syscall.ENOENT: it is gone).
+	Err  error
+	Info Info
+	Attr Inode
+	// Content: its first bytes, up to the caller's limit; the slice is
+	// the caller's.
+	Content []byte
+}
+
+const (
+	// scanBlock: memories a block; blockBytes: the content a block holds
+	// at most (a block ends early rather than pass it).
+	scanBlock = 512
+	blockBytes = 8 << 20
+)
+
+// Scans reports whether ScanMemories reads memories itself on this store.
+func (s *Store) Scans() bool { return !s.shared && s.opts.User == "" }
+
+// ScanMemories calls fn for each of inos (ascending), in order, with what
+// a block's scans read of it; fn returning false stops. limit is how
+// many bytes of content fn wants at most.
+func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) error {
+	if !s.Scans() {
+		for _, ino := range inos {
+			if !fn(&Scanned{Ino: ino}) {
+				return nil
+			}
+		}
+		return nil
+	}
+	type block struct {
+		ms  []Scanned
+		err error
+	}
+	blocks := make(chan block, 1)
+	stop := make(chan struct{})
+	defer func() {
+		close(stop)
+		for range blocks { // the reader's block in hand, if any
+		}
+	}()
+	go func() {
+		defer close(blocks)
+		for rest := inos; len(rest) > 0; {
+			ms, err := s.scanBlock(rest[:min(len(rest), scanBlock)], limit)
+			select {
+			case blocks <- block{ms, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+			rest = rest[len(ms):]
+		}
+	}()
+	for b := range blocks {
+		if b.err != nil {
+			return b.err
+		}
+		for k := range b.ms {
+			if !fn(&b.ms[k]) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// scanBlock reads a block of inos, or fewer when their content would pass
+// blockBytes (at least one).
+func (s *Store) scanBlock(inos []uint64, limit int) ([]Scanned, error) {
+	ms := make([]Scanned, len(inos))
+	for k, ino := range inos {
+		ms[k] = Scanned{Ino: ino, Err: syscall.ENOENT}
+	}
+	var recs [][]byte
+	err := s.kv.View(func(t backend.Txn) error {
+		// Inodes first: their sizes say where the block ends.
+		if err := scanRange(t, backend.PrefixInode, inos, func(k int, v []byte) {
+			i, err := decodeInode(v)
+			switch {
+			case err != nil:
+				ms[k].Err = err
+			default:
+				ms[k].Attr, ms[k].Err = *i, nil
+			}
+		}); err != nil {
+			return err
+		}
+		total := 0
+		for k := range ms {
+			if m := &ms[k]; m.Err == nil {
+				total += int(min(m.Attr.Size, uint64(limit)))
+			}
+			if total > blockBytes && k > 0 {
+				ms, inos = ms[:k], inos[:k]
+				break
+			}
+		}
+		recs = make([][]byte, len(ms))
+		if err := scanRange(t, backend.PrefixMeta, inos, func(k int, v []byte) { recs[k] = v }); err != nil {
+			return err
+		}
+		return s.scanContent(t, ms, limit)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range ms {
+		m := &ms[k]
+		if m.Err != nil || !m.Own {
+			continue
+		}
+		r := &Record{}
+		if recs[k] != nil {
+			var err error
+			if r, err = decodeRecord(m.Ino, recs[k]); err != nil {
+				m.Err = err
+				continue
+			}
+		}
+		m.Info, m.Err = s.infoOf(&m.Attr, s.withAccess(m.Ino, r))
+	}
+	return ms, nil
+}
+
+// scanRange scans the keys of prefix for the inodes inos (ascending),
+// calling fn with the index in inos of each found and its value.
+func scanRange(t backend.Txn, prefix byte, inos []uint64, fn func(k int, v []byte)) error {
+	last := inos[len(inos)-1]
+	k := 0
+	start := binary.BigEndian.AppendUint64([]byte{prefix}, inos[0])
+	return t.Scan([]byte{prefix}, start, false, func(key, val []byte) bool {
+		if len(key) != 9 {
+			return true
+		}
+		ino := backend.KeyIno(key)
+		for k < len(inos) && inos[k] < ino {
+			k++
+		}
+		if k < len(inos) && inos[k] == ino {
+			fn(k, val)
+		}
+		return ino < last
+	})
+}
+
+// scanContent reads the chunks of the memories of ms that keep their
+// content in chunks of their own, marking them Own. A scan meeting chunks
+// it does not want (another file's, or a file's past limit) starts again
+// at the next memory's.
+func (s *Store) scanContent(t backend.Txn, ms []Scanned, limit int) error {
+	var own []*Scanned
+	for k := range ms {
+		if s.scanOwn(&ms[k], limit) {
+			own = append(own, &ms[k])
+		}
+	}
+	for k := 0; k < len(own); {
+		again := false
+		err := t.Scan([]byte{backend.PrefixChunk}, backend.ChunkKey(own[k].Ino, 0), false, func(key, val []byte) bool {
+			if len(key) != 13 {
+				return true
+			}
+			ino, idx := backend.KeyIno(key), binary.BigEndian.Uint32(key[9:])
+			for k < len(own) && own[k].Ino < ino {
+				k++
+			}
+			if k == len(own) {
+				return false
+			}
+			m := own[k]
+			off := uint64(idx) * ChunkSize
+			if m.Ino != ino || off >= uint64(len(m.Content)) {
+				if m.Ino == ino {
+					k++ // the rest of a big file is not wanted
+				}
+				again = true
+				return false
+			}
+			copy(m.Content[off:], val)
+			return true
+		})
+		if err != nil || !again {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanOwn decides whether a scan reads m's content (and makes its
+// buffer): a regular file with its content in its own chunks, not open.
+func (s *Store) scanOwn(m *Scanned, limit int) bool {
+	i := &m.Attr
+	if m.Err != nil || !i.IsReg() || i.legacy || i.Blob != 0 || i.Pack != 0 || (i.Content != 0 && i.Content != i.Ino) ||
+		len(i.Links) == 0 || s.openState(m.Ino) != nil {
+		return false
+	}
+	m.Own = true
+	m.Content = make([]byte, min(i.Size, uint64(limit)))
+	return true
+}
+
+// decodeRecord decodes a stored record.
+func decodeRecord(ino uint64, b []byte) (*Record, error) {
+	r := &Record{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("store: corrupt metadata of inode %d: %v", ino, err)
+	}
+	return r, nil
+}
