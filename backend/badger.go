@@ -275,6 +275,28 @@ func (t badgerTxn) Set(key, val []byte) error { return mapErr(t.t.Set(key, val))
 
 func (t badgerTxn) Delete(key []byte) error { return mapErr(t.t.Delete(key)) }
 
+// ScanRef is Scan with the values as Badger holds them (ScanRef).
+func (t badgerTxn) ScanRef(prefix, start []byte, fn func(key, val []byte) bool) error {
+	o := badger.DefaultIteratorOptions
+	o.Prefix, o.PrefetchValues = prefix, false
+	it := t.t.NewIterator(o)
+	defer it.Close()
+	if start == nil {
+		start = prefix
+	}
+	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
+		item := it.Item()
+		more := false
+		if err := item.Value(func(v []byte) error { more = fn(item.Key(), v); return nil }); err != nil {
+			return mapErr(err)
+		}
+		if !more {
+			break
+		}
+	}
+	return nil
+}
+
 func (t badgerTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []byte) bool) error {
 	o := badger.DefaultIteratorOptions
 	o.Prefix = prefix

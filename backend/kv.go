@@ -29,6 +29,19 @@ type Txn interface {
 	Scan(prefix, start []byte, keysOnly bool, fn func(key, val []byte) bool) error
 }
 
+// ScanRef is t.Scan with values, which fn must neither keep nor change
+// past its call: where the engine can, they are its own bytes (Badger's
+// table, mapped), not a copy of each made for the scan (a gigabyte of
+// garbage for a scan of a million files' content).
+func ScanRef(t Txn, prefix, start []byte, fn func(key, val []byte) bool) error {
+	if r, ok := t.(interface {
+		ScanRef(prefix, start []byte, fn func(key, val []byte) bool) error
+	}); ok {
+		return r.ScanRef(prefix, start, fn)
+	}
+	return t.Scan(prefix, start, false, fn)
+}
+
 // Batch collects writes for bulk loading.
 type Batch interface {
 	Set(key, val []byte) error

@@ -62,6 +62,22 @@ func scanAll(t *testing.T, kv KV, prefix, start []byte, keysOnly bool, limit int
 	return got
 }
 
+// scanRefAll is scanAll through ScanRef (values copied in the call).
+func scanRefAll(t *testing.T, kv KV, prefix, start []byte, limit int) []kvPair {
+	t.Helper()
+	var got []kvPair
+	err := kv.View(func(tx Txn) error {
+		return ScanRef(tx, prefix, start, func(k, v []byte) bool {
+			got = append(got, kvPair{string(k), string(v)})
+			return limit <= 0 || len(got) < limit
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func TestKVGetSetDelete(t *testing.T) {
 	forEachKV(t, func(t *testing.T, kv KV) {
 		if _, err := getVal(t, kv, "missing"); !errors.Is(err, ErrNotFound) {
@@ -160,6 +176,9 @@ func TestKVScan(t *testing.T) {
 		samePairs(t, "from the middle", scanAll(t, kv, []byte("a"), []byte(mid), false, 0), sortedWith(m, "a", mid), false)
 		samePairs(t, "start not a key", scanAll(t, kv, []byte("a"), []byte(mid+"\x00"), false, 0), sortedWith(m, "a", mid+"\x00"), false)
 		samePairs(t, "stopped at 10", scanAll(t, kv, []byte("a"), nil, false, 10), sortedWith(m, "a", "")[:10], false)
+		samePairs(t, "ScanRef, prefix a", scanRefAll(t, kv, []byte("a"), nil, 0), sortedWith(m, "a", ""), false)
+		samePairs(t, "ScanRef from the middle", scanRefAll(t, kv, []byte("a"), []byte(mid), 0), sortedWith(m, "a", mid), false)
+		samePairs(t, "ScanRef stopped at 10", scanRefAll(t, kv, []byte("a"), nil, 10), sortedWith(m, "a", "")[:10], false)
 		if got := scanAll(t, kv, []byte("c"), nil, false, 0); len(got) != 0 {
 			t.Fatalf("empty prefix range gave %d keys", len(got))
 		}
@@ -204,6 +223,14 @@ func TestKVReadYourWrites(t *testing.T) {
 				return err
 			}
 			samePairs(t, "scan in the txn", got, want, false)
+			got = nil
+			if err := ScanRef(tx, []byte("p"), nil, func(k, v []byte) bool {
+				got = append(got, kvPair{string(k), string(v)})
+				return true
+			}); err != nil {
+				return err
+			}
+			samePairs(t, "ScanRef in the txn", got, want, false)
 			got = nil
 			tx.Scan([]byte("p"), []byte("p4"), true, func(k, v []byte) bool {
 				got = append(got, kvPair{string(k), string(v)})

@@ -109,7 +109,7 @@ func (s *Store) scanBlock(inos []uint64, limit int) ([]Scanned, error) {
 	for k, ino := range inos {
 		ms[k] = Scanned{Ino: ino, Err: syscall.ENOENT}
 	}
-	var recs [][]byte
+	recs := make([]*Record, len(ms))
 	err := s.kv.View(func(t backend.Txn) error {
 		// Inodes first: their sizes say where the block ends.
 		if err := scanRange(t, backend.PrefixInode, inos, func(k int, v []byte) {
@@ -133,8 +133,12 @@ func (s *Store) scanBlock(inos []uint64, limit int) ([]Scanned, error) {
 				break
 			}
 		}
-		recs = make([][]byte, len(ms))
-		if err := scanRange(t, backend.PrefixMeta, inos, func(k int, v []byte) { recs[k] = v }); err != nil {
+		if err := scanRange(t, backend.PrefixMeta, inos, func(k int, v []byte) {
+			var err error
+			if recs[k], err = decodeRecord(inos[k], v); err != nil {
+				ms[k].Err = err
+			}
+		}); err != nil {
 			return err
 		}
 		return s.scanContent(t, ms, limit)
@@ -147,13 +151,9 @@ func (s *Store) scanBlock(inos []uint64, limit int) ([]Scanned, error) {
 		if m.Err != nil || !m.Own {
 			continue
 		}
-		r := &Record{}
-		if recs[k] != nil {
-			var err error
-			if r, err = decodeRecord(m.Ino, recs[k]); err != nil {
-				m.Err = err
-				continue
-			}
+		r := recs[k]
+		if r == nil {
+			r = &Record{} // none stored (as getRecord)
 		}
 		m.Info, m.Err = s.infoOf(&m.Attr, s.withAccess(m.Ino, r))
 	}
@@ -166,7 +166,7 @@ func scanRange(t backend.Txn, prefix byte, inos []uint64, fn func(k int, v []byt
 	last := inos[len(inos)-1]
 	k := 0
 	start := binary.BigEndian.AppendUint64([]byte{prefix}, inos[0])
-	return t.Scan([]byte{prefix}, start, false, func(key, val []byte) bool {
+	return backend.ScanRef(t, []byte{prefix}, start, func(key, val []byte) bool {
 		if len(key) != 9 {
 			return true
 		}
@@ -194,7 +194,7 @@ func (s *Store) scanContent(t backend.Txn, ms []Scanned, limit int) error {
 	}
 	for k := 0; k < len(own); {
 		again := false
-		err := t.Scan([]byte{backend.PrefixChunk}, backend.ChunkKey(own[k].Ino, 0), false, func(key, val []byte) bool {
+		err := backend.ScanRef(t, []byte{backend.PrefixChunk}, backend.ChunkKey(own[k].Ino, 0), func(key, val []byte) bool {
 			if len(key) != 13 {
 				return true
 			}
