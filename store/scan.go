@@ -24,8 +24,11 @@ import (
 // time). A memory whose content is not plain chunks of its own (a blob
 // file, a pack, a staged rewrite's chunks, a file larger than the
 // caller's limit) or that is open, and every memory of a store opened for
-// a user (whose records say what the user sees of each) or shared by
-// several hosts, is left to the caller: Scanned.Own false.
+// a user (whose records say what the user sees of each), is left to the
+// caller: Scanned.Own false. On a store shared by several hosts (etcd) a
+// block is a few range reads, where one memory at a time was three
+// round trips to the cluster; another host's change made meanwhile comes
+// as an event, as on one host.
 
 // Scanned is one memory as ScanMemories read it.
 type Scanned struct {
@@ -49,7 +52,7 @@ const (
 )
 
 // Scans reports whether ScanMemories reads memories itself on this store.
-func (s *Store) Scans() bool { return !s.shared && s.opts.User == "" }
+func (s *Store) Scans() bool { return s.opts.User == "" }
 
 // ScanMemories calls fn for each of inos (ascending), in order, with what
 // a block's scans read of it; fn returning false stops. limit is how

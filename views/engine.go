@@ -390,7 +390,12 @@ func (e *Engine) build() bool {
 	if err != nil {
 		e.log.Printf("views: listing memories: %v", err)
 	}
-	w := e.warm(inos)
+	var w *warmer
+	if e.st.Scans() {
+		w = e.warm(nil) // read by scans, a block ahead
+	} else {
+		w = e.warm(inos)
+	}
 	n, own, stopped := 0, 0, false
 	scanErr := e.st.ScanMemories(inos, indexMax, func(m *store.Scanned) bool {
 		if n%256 == 0 && e.isStopped() {
