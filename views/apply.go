@@ -27,7 +27,9 @@ func (e *Engine) apply(c store.Change) {
 		return
 	case c.Kind == store.Moved:
 		// A moved directory moves what is under it: views that depend on
-		// paths (archive/, path:) must recompute, hence the new generation.
+		// paths (archive/, path:) must recompute, hence the new generation
+		// (and the directories' paths are looked up again, dirPath).
+		e.moves.Add(1)
 		if !e.moved(c.Ino) {
 			e.refresh(c.Ino, false)
 			if a, err := e.st.Attr(c.Ino); err == nil && a.IsDir() {

@@ -91,11 +91,12 @@ type Engine struct {
 	// afterSearch, if set, runs after every search (SetAfterSearch).
 	afterSearch func()
 
-	// pathMu guards paths, a memo of directory paths valid for the
-	// catalog generation pathGen.
+	// pathMu guards paths, a memo of directory paths valid while no
+	// move is applied: pathGen is the count of moves (moves) it is of.
 	pathMu  sync.Mutex
 	paths   map[uint64]string
 	pathGen uint64
+	moves   atomic.Uint64
 
 	// qMu guards the queue of changes; qCond signals both new work and
 	// progress. enq counts changes queued, done those applied.
