@@ -78,13 +78,11 @@ func (s *Store) memories(all bool, may func(uint64) bool, fn func(Info) error) e
 // lists (it also gives ignored files and records whose inode is going),
 // for a caller that reads and checks each memory itself (the views'
 // build, which then reads every memory once instead of twice). On a
-// store open for a user, what the user may see is in the records: they
-// are read, and only the user's memories are given. Pages of memPage×16
-// keys a transaction.
+// store open for a user it gives the other users' memories too: what the
+// user may see is in the records, which the caller reads (Info and
+// ScanMemories report the others gone). Pages of memPage×16 keys a
+// transaction.
 func (s *Store) MemoryInos(fn func(ino uint64) error) error {
-	if s.opts.User != "" {
-		return s.Memories(func(in Info) error { return fn(in.Ino) })
-	}
 	inos := make([]uint64, 0, memPage*16)
 	var start []byte
 	for {

@@ -23,12 +23,13 @@ import (
 // caller applies after (as it does for the memories it read one at a
 // time). A memory whose content is not plain chunks of its own (a blob
 // file, a pack, a staged rewrite's chunks, a file larger than the
-// caller's limit) or that is open, and every memory of a store opened for
-// a user (whose records say what the user sees of each), is left to the
-// caller: Scanned.Own false. On a store shared by several hosts (etcd) a
-// block is a few range reads, where one memory at a time was three
-// round trips to the cluster; another host's change made meanwhile comes
-// as an event, as on one host.
+// caller's limit) or that is open, and on a store opened for a user a log
+// of which the user sees only some lines, is left to the caller:
+// Scanned.Own false. A memory the store's user does not see is reported
+// gone (syscall.ENOENT), as Info reports it. On a store shared by several
+// hosts (etcd) a block is a few range reads, where one memory at a time
+// was three round trips to the cluster; another host's change made
+// meanwhile comes as an event, as on one host.
 
 // Scanned is one memory as ScanMemories read it.
 type Scanned struct {
@@ -42,30 +43,21 @@ type Scanned struct {
 	// Content: its first bytes, up to the caller's limit; the slice is
 	// the caller's.
 	Content []byte
+	// partial: a log the store's user sees only some lines of.
+	partial bool
 }
 
 const (
 	// scanBlock: memories a block; blockBytes: the content a block holds
 	// at most (a block ends early rather than pass it).
-	scanBlock = 512
+	scanBlock  = 512
 	blockBytes = 8 << 20
 )
-
-// Scans reports whether ScanMemories reads memories itself on this store.
-func (s *Store) Scans() bool { return s.opts.User == "" }
 
 // ScanMemories calls fn for each of inos (ascending), in order, with what
 // a block's scans read of it; fn returning false stops. limit is how
 // many bytes of content fn wants at most.
 func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) error {
-	if !s.Scans() {
-		for _, ino := range inos {
-			if !fn(&Scanned{Ino: ino}) {
-				return nil
-			}
-		}
-		return nil
-	}
 	type block struct {
 		ms  []Scanned
 		err error
@@ -144,6 +136,21 @@ func (s *Store) scanBlock(inos []uint64, limit int) ([]Scanned, error) {
 		}); err != nil {
 			return err
 		}
+		for k := range ms {
+			m := &ms[k]
+			if m.Err != nil {
+				continue
+			}
+			if recs[k] == nil {
+				recs[k] = &Record{} // none stored (as getRecord)
+			}
+			switch r := recs[k]; {
+			case m.Attr.IsReg() && !s.visibleRecord(r):
+				m.Err = syscall.ENOENT // not the store's user's (as Info)
+			case r.partial(s.opts.User):
+				m.partial = true // a shared log: the user sees some lines
+			}
+		}
 		return s.scanContent(t, ms, limit)
 	})
 	if err != nil {
@@ -154,11 +161,7 @@ func (s *Store) scanBlock(inos []uint64, limit int) ([]Scanned, error) {
 		if m.Err != nil || !m.Own {
 			continue
 		}
-		r := recs[k]
-		if r == nil {
-			r = &Record{} // none stored (as getRecord)
-		}
-		m.Info, m.Err = s.infoOf(&m.Attr, s.withAccess(m.Ino, r))
+		m.Info, m.Err = s.infoOf(&m.Attr, s.withAccess(m.Ino, recs[k]))
 	}
 	return ms, nil
 }
@@ -231,7 +234,7 @@ func (s *Store) scanContent(t backend.Txn, ms []Scanned, limit int) error {
 // buffer): a regular file with its content in its own chunks, not open.
 func (s *Store) scanOwn(m *Scanned, limit int) bool {
 	i := &m.Attr
-	if m.Err != nil || !i.IsReg() || i.legacy || i.Blob != 0 || i.Pack != 0 || (i.Content != 0 && i.Content != i.Ino) ||
+	if m.Err != nil || m.partial || !i.IsReg() || i.legacy || i.Blob != 0 || i.Pack != 0 || (i.Content != 0 && i.Content != i.Ino) ||
 		len(i.Links) == 0 || s.openState(m.Ino) != nil {
 		return false
 	}

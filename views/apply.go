@@ -56,10 +56,6 @@ func (e *Engine) apply(c store.Change) {
 // applyScanned indexes a memory the build read with a scan of the store
 // (store.ScanMemories), as apply would a change of it.
 func (e *Engine) applyScanned(m *store.Scanned) {
-	if !m.Own {
-		e.apply(store.Change{Kind: store.Changed, Ino: m.Ino})
-		return
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Printf("views: BUG: indexing inode %d: %v", m.Ino, r)
@@ -67,8 +63,8 @@ func (e *Engine) applyScanned(m *store.Scanned) {
 	}()
 	switch {
 	case errors.Is(m.Err, syscall.ENOENT):
-		e.drop(m.Ino)
-	case m.Err != nil:
+		e.drop(m.Ino) // gone, or not the store's user's
+	case !m.Own || m.Err != nil:
 		e.apply(store.Change{Kind: store.Changed, Ino: m.Ino}) // as a change would: logged, or retried
 	default:
 		e.indexMemory(m.Info, m.Attr, true, m.Content)

@@ -380,6 +380,10 @@ func (e *Engine) progress(n uint64) {
 // memory.
 var testHookBuilding atomic.Pointer[func()]
 
+// testNoScan, when set by a test, has the build read each memory as a
+// change would, not take what the scans read (the two are compared).
+var testNoScan atomic.Bool
+
 // build indexes every memory; it reports false when a stop cut it short.
 func (e *Engine) build() bool {
 	t0 := time.Now()
@@ -391,12 +395,6 @@ func (e *Engine) build() bool {
 	if err != nil {
 		e.log.Printf("views: listing memories: %v", err)
 	}
-	var w *warmer
-	if e.st.Scans() {
-		w = e.warm(nil) // read by scans, a block ahead
-	} else {
-		w = e.warm(inos)
-	}
 	n, own, stopped := 0, 0, false
 	scanErr := e.st.ScanMemories(inos, indexMax, func(m *store.Scanned) bool {
 		if n%256 == 0 && e.isStopped() {
@@ -406,22 +404,24 @@ func (e *Engine) build() bool {
 		if h := testHookBuilding.Load(); h != nil {
 			(*h)()
 		}
-		if m.Own {
-			own++
+		switch {
+		case testNoScan.Load():
+			e.apply(store.Change{Kind: store.Changed, Ino: m.Ino})
+		default:
+			if m.Own {
+				own++
+			}
+			e.applyScanned(m)
 		}
-		e.applyScanned(m)
-		w.built()
-		if n%4096 == 4095 && !e.st.Shared() {
-			// Each memory not scanned reads an inode, which the store
-			// caches: at a million memories the cache alone held 250
-			// MB by the end. (A shared store's were read ahead,
-			// warm.go: kept.)
+		if n%4096 == 4095 {
+			// Each memory not scanned, and each directory, reads an
+			// inode, which the store caches: at a million memories the
+			// cache alone held 250 MB by the end.
 			e.st.DuringPass()
 		}
 		n++
 		return true
 	})
-	w.end()
 	e.scanned.Store(int64(own))
 	if stopped {
 		return false

@@ -82,3 +82,61 @@ func searchAll(t *testing.T, e *Engine, queries []string) map[string][]string {
 	}
 	return out
 }
+
+// TestScannedBuildUsers: on a store opened for everyone and on one opened
+// for a user, a build from scans gives what a build reading each memory
+// as a change would gives: the user's memories, not the others', and of a
+// log shared by two users only her lines (a log the scans leave to the
+// usual reads). Not parallel: it sets testNoScan.
+func TestScannedBuildUsers(t *testing.T) {
+	dir := t.TempDir()
+	a := openSession(t, dir, "-", "") // no engine: the builds below read it all
+	for i := range 700 {
+		user := []string{"alice", "bob"}[i%2]
+		a.write(t, fmt.Sprintf("/episodic/d%d/n%04d.md", i%3, i), frontText(user, fmt.Sprintf("t%d", i%4),
+			fmt.Sprintf("note %d of %s about the river %d", i, user, i%13)))
+	}
+	a.write(t, "/episodic/nobody.md", "a note with no user about the river\n")
+	a.write(t, "/episodic/s1/turns.jsonl", `{"user":"alice","speaker":"alice","text":"alice sails down the river","created":"2024-01-02T10:00:00Z"}`+"\n"+
+		`{"user":"bob","speaker":"bob","text":"bob plans a secret trip","created":"2024-01-03T10:00:00Z"}`+"\n")
+	a.write(t, "/episodic/s2/turns.jsonl", `{"user":"alice","speaker":"alice","text":"alice alone by the lake","created":"2024-01-04T10:00:00Z"}`+"\n")
+	a.close(t)
+	queries := []string{"river", "note of bob", "note of alice", "secret trip", "sails", "alone lake", "t2"}
+	for _, user := range []string{"", "alice"} {
+		testNoScan.Store(true)
+		ref := openSession(t, dir, "", user)
+		want, wantHits := ref.view(t), searchAll(t, ref.e, queries)
+		ref.close(t)
+		testNoScan.Store(false)
+		b := openSession(t, dir, "", user)
+		got, gotHits := b.view(t), searchAll(t, b.e, queries)
+		scanned := b.e.scanned.Load()
+		b.close(t)
+		if scanned < 300 {
+			t.Errorf("user %q: %d memories read by scans", user, scanned)
+		}
+		sameView(t, got, want)
+		if !reflect.DeepEqual(gotHits, wantHits) {
+			t.Errorf("user %q: searches after the build:\n got %q\nwant %q", user, gotHits, wantHits)
+		}
+		if user == "alice" {
+			if n := len(got.Entries); n < 350 || n > 354 {
+				t.Errorf("alice's catalog holds %d memories, want her 350 and the shared ones", n)
+			}
+			if len(gotHits["secret trip"]) != 0 {
+				t.Errorf("alice's search shows bob's line: %q", gotHits["secret trip"])
+			}
+			for q, hits := range gotHits {
+				for _, h := range hits {
+					var i int
+					if _, err := fmt.Sscanf(h[strings.LastIndex(h, "/n")+2:], "%04d.md", &i); err == nil && i%2 == 1 {
+						t.Errorf("alice's search %q shows bob's note %s", q, h)
+					}
+				}
+			}
+			if len(gotHits["sails"]) == 0 {
+				t.Error("alice's own line of the shared log is not found")
+			}
+		}
+	}
+}
