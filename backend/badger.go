@@ -298,27 +298,19 @@ func (t badgerTxn) ScanRef(prefix, start []byte, fn func(key, val []byte) bool) 
 }
 
 func (t badgerTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []byte) bool) error {
-	o := badger.DefaultIteratorOptions
-	o.Prefix = prefix
-	o.PrefetchValues = !keysOnly
-	if keysOnly {
-		o.PrefetchValues = false
+	if !keysOnly {
+		// The values copied: a caller of Scan may keep them.
+		return t.ScanRef(prefix, start, func(k, v []byte) bool { return fn(k, append([]byte(nil), v...)) })
 	}
+	o := badger.DefaultIteratorOptions
+	o.Prefix, o.PrefetchValues = prefix, false
 	it := t.t.NewIterator(o)
 	defer it.Close()
 	if start == nil {
 		start = prefix
 	}
 	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
-		item := it.Item()
-		var val []byte
-		if !keysOnly {
-			var err error
-			if val, err = item.ValueCopy(nil); err != nil {
-				return mapErr(err)
-			}
-		}
-		if !fn(item.Key(), val) {
+		if !fn(it.Item().Key(), nil) {
 			break
 		}
 	}

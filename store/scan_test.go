@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/internal/testetcd"
 )
 
@@ -21,12 +20,7 @@ func TestScanMemories(t *testing.T) {
 	t.Parallel()
 	t.Run("badger", func(t *testing.T) {
 		t.Parallel()
-		kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
-		must(t, err)
-		s, err := Open(kv, Options{})
-		must(t, err)
-		t.Cleanup(func() { s.Close(); kv.Close() })
-		testScanMemories(t, s)
+		testScanMemories(t, newStore(t, Options{}))
 	})
 	t.Run("etcd", func(t *testing.T) {
 		t.Parallel()
