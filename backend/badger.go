@@ -277,24 +277,16 @@ func (t badgerTxn) Delete(key []byte) error { return mapErr(t.t.Delete(key)) }
 
 // ScanRef is Scan with the values as Badger holds them (ScanRef).
 func (t badgerTxn) ScanRef(prefix, start []byte, fn func(key, val []byte) bool) error {
-	o := badger.DefaultIteratorOptions
-	o.Prefix, o.PrefetchValues = prefix, false
-	it := t.t.NewIterator(o)
-	defer it.Close()
-	if start == nil {
-		start = prefix
-	}
-	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
-		item := it.Item()
+	var err error
+	t.iterate(prefix, start, func(item *badger.Item) bool {
 		more := false
-		if err := item.Value(func(v []byte) error { more = fn(item.Key(), v); return nil }); err != nil {
-			return mapErr(err)
+		if err = item.Value(func(v []byte) error { more = fn(item.Key(), v); return nil }); err != nil {
+			err = mapErr(err)
+			return false
 		}
-		if !more {
-			break
-		}
-	}
-	return nil
+		return more
+	})
+	return err
 }
 
 func (t badgerTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []byte) bool) error {
@@ -302,6 +294,13 @@ func (t badgerTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []
 		// The values copied: a caller of Scan may keep them.
 		return t.ScanRef(prefix, start, func(k, v []byte) bool { return fn(k, append([]byte(nil), v...)) })
 	}
+	t.iterate(prefix, start, func(item *badger.Item) bool { return fn(item.Key(), nil) })
+	return nil
+}
+
+// iterate calls fn with each item of prefix from start (the prefix when
+// nil), in order, until fn returns false. Values are not read ahead.
+func (t badgerTxn) iterate(prefix, start []byte, fn func(*badger.Item) bool) {
 	o := badger.DefaultIteratorOptions
 	o.Prefix, o.PrefetchValues = prefix, false
 	it := t.t.NewIterator(o)
@@ -309,12 +308,8 @@ func (t badgerTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []
 	if start == nil {
 		start = prefix
 	}
-	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
-		if !fn(it.Item().Key(), nil) {
-			break
-		}
+	for it.Seek(start); it.ValidForPrefix(prefix) && fn(it.Item()); it.Next() {
 	}
-	return nil
 }
 
 type badgerBatch struct {
