@@ -115,6 +115,7 @@ func (t *Tools) context(ctx context.Context, a args) (Result, error) {
 	if ok {
 		q.Budget = min(budget, 1<<20)
 	}
+	q.Root = Root // the paths it names are the ones the memory tool takes
 	b, err := t.eng.ContextCtx(ctx, q, views.Filter{})
 	if err != nil {
 		return Result{}, errorf("building the context was stopped: %v", err)

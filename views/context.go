@@ -61,12 +61,12 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 				// the turn and its neighbours.
 				if sp, sino, ok := e.summaryOf(r.Ino, f); ok && !seen[sino] {
 					seen[sino] = true
-					secs = append(secs, e.section(sp, sino))
+					secs = append(secs, e.section(q.Root, sp, sino))
 				}
-				secs = append(secs, e.turnSection(r, f, shown))
+				secs = append(secs, e.turnSection(q.Root, r, f, shown))
 			} else if !seen[r.Ino] {
 				seen[r.Ino] = true
-				secs = append(secs, e.section(r.Path, r.Ino))
+				secs = append(secs, e.section(q.Root, r.Path, r.Ino))
 			}
 			for _, sec := range secs {
 				s, whole := fit(sec, relevant)
@@ -98,7 +98,7 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 				left -= tokens(heading)
 				heading = ""
 			}
-			s, whole := fit(e.section(p, ino), left)
+			s, whole := fit(e.section(q.Root, p, ino), left)
 			b.WriteString(s)
 			left -= tokens(s)
 			if !whole {
@@ -109,9 +109,9 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 	return []byte(b.String()), ctx.Err()
 }
 
-// section is one memory as Markdown: its path and its text.
-func (e *Engine) section(p string, ino uint64) string {
+// section is one memory as Markdown: its path (under root) and its text.
+func (e *Engine) section(root, p string, ino uint64) string {
 	buf := make([]byte, 32<<10)
 	n, _ := e.st.ReadAt(ino, buf, 0)
-	return fmt.Sprintf("### %s\n\n%s\n\n", p, strings.TrimSpace(e.redactText(p, string(buf[:n]))))
+	return fmt.Sprintf("### %s%s\n\n%s\n\n", root, p, strings.TrimSpace(e.redactText(p, string(buf[:n]))))
 }

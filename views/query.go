@@ -33,6 +33,10 @@ type Query struct {
 	Filter Filter
 	K      int
 	Budget int // context/ token budget
+	// Root is put before the store paths the context names (MCP's
+	// "/memories", the root its tools take paths under); "" for the
+	// mount's tree.
+	Root string
 }
 
 // ParseQuery reads a query from a directory name: percent-decoded, with

@@ -109,15 +109,15 @@ func (e *Engine) LineResult(ino uint64, n uint32, f Filter) ([]byte, error) {
 
 // turnSection is a log's matching line and its neighbours as Markdown for
 // context/: one item a line, "L<n> <speaker> (<date>): <text>", the match
-// in bold. Lines already shown (shown) are left out and marked shown; a
+// in bold, under the log's path below root. Lines already shown (shown) are left out and marked shown; a
 // result whose own line was shown gives nothing.
-func (e *Engine) turnSection(r Result, f Filter, shown map[[2]uint64]bool) string {
+func (e *Engine) turnSection(root string, r Result, f Filter, shown map[[2]uint64]bool) string {
 	ts, err := e.turns(r.Ino, r.Line, f)
 	if err != nil || shown[[2]uint64{r.Ino, uint64(r.Line)}] {
 		return "" // the turn is already quoted, as another's neighbour
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s#L%d\n\n", r.Path, r.Line)
+	fmt.Fprintf(&b, "### %s%s#L%d\n\n", root, r.Path, r.Line)
 	n := 0
 	for _, t := range ts {
 		k := [2]uint64{r.Ino, uint64(t.Line)}

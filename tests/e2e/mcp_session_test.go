@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -292,8 +293,21 @@ func TestMCPAgentSession(t *testing.T) {
 		{"third turn", func() { s.mAppend(turns, `{"role":"user","text":"I prefer ryokan over hotels"}`+"\n") }},
 		{"MCP search the new turn", func() { s.xSearch("ryokan", turns, 3) }},
 		{"MCP context has the preferences", func() {
-			if c := s.p.ok("context", fields("query", "vegan aisle")); !strings.Contains(c, "aisle seat") {
+			c := s.p.ok("context", fields("query", "vegan aisle"))
+			if !strings.Contains(c, "aisle seat") {
 				t.Errorf("context: %q", c)
+			}
+			// Its headings name paths the memory tool takes.
+			heads := regexp.MustCompile(`(?m)^### (\S+?)(#L\d+)?$`).FindAllStringSubmatch(c, -1)
+			if len(heads) == 0 {
+				t.Errorf("context without a heading: %q", c)
+			}
+			for _, h := range heads {
+				if !strings.HasPrefix(h[1], "/memories/") {
+					t.Errorf("context names %s, not a path under /memories", h[1])
+				} else {
+					s.p.ok("memory", fields("command", "view", "path", h[1]))
+				}
 			}
 		}},
 		{"write a summary in the mount", func() { s.mWrite(sess+"/summary.md", "Trip to Kyoto in April; ryokan.\n") }},
