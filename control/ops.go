@@ -17,7 +17,7 @@ import (
 
 // Request is one store-level command.
 type Request struct {
-	Op     string `json:"op"` // stats, fsck, import, export, report, unmount, mcp, mcp-hello
+	Op     string `json:"op"` // stats, fsck, import, index, export, report, unmount, mcp, mcp-hello
 	Src    string `json:"src,omitempty"`
 	To     string `json:"to,omitempty"`
 	Dest   string `json:"dest,omitempty"`
@@ -84,6 +84,12 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		return transfer.Import(st, req.Src, req.To, transfer.Progress(p))
 	case "search":
 		return search(eng, req)
+	case "index":
+		// The catalog and index whole (import --index): a mount's are
+		// kept up to date as it writes; a store's own engine (the
+		// caller's) writes their snapshot when it stops.
+		eng.Ready()
+		return nil, nil
 	case "export":
 		return transfer.Export(st, req.Dest, req.From, transfer.Progress(p))
 	case "policy-show":

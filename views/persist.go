@@ -114,6 +114,10 @@ func RemoveSnapshots(dir string) error {
 
 func (e *Engine) snapOn() bool { return e.snap.path != "" && e.st.Versioned() }
 
+// KeepsSnapshot reports whether the engine, once started, keeps its
+// catalog and index in a snapshot it writes (SetSnapshot, writable).
+func (e *Engine) KeepsSnapshot() bool { return e.snap.path != "" && e.snap.writable }
+
 // startSnapshots runs the writer goroutine.
 func (e *Engine) startSnapshots() {
 	if !e.snapOn() || !e.snap.writable {

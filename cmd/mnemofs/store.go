@@ -159,7 +159,7 @@ func run(req control.Request, p control.Progress, result any) error {
 	defer startProfile()() // MNEMOFS_CPUPROFILE: here too, for import's
 	var eng *views.Engine
 	var onChange func([]store.Change)
-	if req.Op == "search" {
+	if req.Op == "search" || req.Op == "index" {
 		eng = views.NewEngine(nil)
 		keepIndex(eng, dir, "", false)
 		onChange = eng.Handle
@@ -171,6 +171,9 @@ func run(req control.Request, p control.Progress, result any) error {
 	kv, st, err := openStore(dir, storeOpen{user: user, onChange: onChange, bulk: req.Op == "import"})
 	if err != nil {
 		return err
+	}
+	if req.Op == "index" && (!eng.KeepsSnapshot() || !st.Versioned()) {
+		return errors.Join(fail("this store keeps no index snapshot (it is encrypted, or on etcd): each mount builds its index"), st.Close(), kv.Close())
 	}
 	if eng != nil {
 		eng.Start(st)

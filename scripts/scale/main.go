@@ -47,6 +47,7 @@ var (
 	bkend = flag.String("backend", "", "mnemofs --backend (default: Badger in -work/data)")
 	store = flag.String("store", "", "directory holding the store, for its size (default -work/data)")
 	onlyI = flag.Bool("import-only", false, "stop after the import (no mount)")
+	index = flag.Bool("import-index", false, "import with --index (the index built and kept by the import, not the first mount)")
 )
 
 // global: mnemofs's global flags, which go before the subcommand.
@@ -95,7 +96,11 @@ func main() {
 	syscall.Sync()
 	row("sync after generating", fmt.Sprintf("%.1f s", time.Since(t).Seconds()))
 	t = time.Now()
-	cmd := exec.Command(*bin, global("import", src, "--to", "/episodic/bulk")...)
+	iargs := []string{"import", src, "--to", "/episodic/bulk"}
+	if *index {
+		iargs = append(iargs, "--index")
+	}
+	cmd := exec.Command(*bin, global(iargs...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -108,7 +113,11 @@ func main() {
 	if rate < 3000 {
 		goal = "BELOW the 3000 files/s goal"
 	}
-	row("import", fmt.Sprintf("%.1f s, **%.0f files/s** (%s); peak RSS %s; %s", d.Seconds(), rate, goal,
+	what := "import"
+	if *index {
+		what = "import --index"
+	}
+	row(what, fmt.Sprintf("%.1f s, **%.0f files/s** (%s); peak RSS %s; %s", d.Seconds(), rate, goal,
 		mib(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss), lastLine(out)))
 	if *store == "" {
 		*store = data
