@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -123,4 +124,57 @@ func tableBytes(t *testing.T, dir string) int64 {
 		}
 	}
 	return n
+}
+
+// TestNoCompactions: a KV opened with NoCompactions leaves its level-0
+// tables where they are, and reads and writes as any; the next open
+// without it compacts them.
+func TestNoCompactions(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "db")
+	l0 := func(kv KV) int { return kv.(*badgerKV).db.Levels()[0].NumTables }
+	for i := range 8 { // each close flushes its memtable: a level-0 table
+		kv, err := OpenBadger(dir, Options{NoCompactions: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := kv.Update(func(tx Txn) error { return tx.Set([]byte(fmt.Sprintf("k%d", i)), testVal) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := kv.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kv, err := OpenBadger(dir, Options{NoCompactions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := l0(kv)
+	time.Sleep(2500 * time.Millisecond) // Badger's compactors start within a second, at random
+	if n < 8 || l0(kv) != n {
+		t.Fatalf("level 0 holds %d tables, then %d, with no compactions: want 8 and no change", n, l0(kv))
+	}
+	if err := kv.View(func(tx Txn) error {
+		got, err := tx.Get([]byte("k7"))
+		if err == nil && !bytes.Equal(got, testVal) {
+			err = fmt.Errorf("k7 reads %q", got)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	kv, err = OpenBadger(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	for deadline := time.Now().Add(20 * time.Second); l0(kv) >= n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("level 0 still holds %d tables 20 s after an open with compactions", l0(kv))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

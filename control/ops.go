@@ -40,6 +40,13 @@ type Request struct {
 	ReadOnly bool   `json:"read_only,omitempty"`
 }
 
+// Indexed is what "index" answers: whether the index is kept (a snapshot
+// the next start reads, or a running mount's); false for a store that
+// keeps none (encrypted, or on etcd), whose every start builds it.
+type Indexed struct {
+	Kept bool `json:"kept"`
+}
+
 // MCPHello is what "mcp-hello" answers: whom the mount is for, so that an
 // MCP server can refuse to start through a mount of another user.
 type MCPHello struct {
@@ -85,11 +92,14 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 	case "search":
 		return search(eng, req)
 	case "index":
-		// The catalog and index whole (import --index): a mount's are
+		// The catalog and index whole (after an import): a mount's are
 		// kept up to date as it writes; a store's own engine (the
 		// caller's) writes their snapshot when it stops.
+		if eng == nil {
+			return Indexed{}, nil
+		}
 		eng.Ready()
-		return nil, nil
+		return Indexed{Kept: true}, nil
 	case "export":
 		return transfer.Export(st, req.Dest, req.From, transfer.Progress(p))
 	case "policy-show":

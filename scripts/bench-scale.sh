@@ -16,8 +16,8 @@
 # is left out), and the members' memory is reported at the end.
 # scripts/bench-etcd-scale.sh runs this with both backends, side by side.
 #
-# Environment: N (100000), BACKEND (badger or etcd), IMPORT_INDEX=1 (import
-# --index: the import builds and keeps the index), IMPORT_ONLY=1 (stop
+# Environment: N (100000), BACKEND (badger or etcd), IMPORT_INDEX=0 (import
+# --index=false: the first mount builds the index), IMPORT_ONLY=1 (stop
 # after the import: no mount), SCRATCH_PARENT
 # (/var/tmp), OUT (scripts/out), KEEP=1 keeps the scratch area. Run as root
 # to measure a cold mount.
@@ -53,7 +53,7 @@ go build -o "$SCRATCH/bin/mnemofs" ./cmd/mnemofs
 go build -o "$SCRATCH/bin/scale" ./scripts/scale
 ARGS=()
 [ "${IMPORT_ONLY:-0}" = 1 ] && ARGS+=(-import-only)
-[ "${IMPORT_INDEX:-0}" = 1 ] && ARGS+=(-import-index)
+[ "${IMPORT_INDEX:-1}" = 0 ] && ARGS+=(-no-index)
 if [ "$BACKEND" = etcd ]; then
 	etcd_start "$SCRATCH/etcd"
 	ARGS+=(-backend "etcd://$ETCD_EPS/scale" -store "$SCRATCH/etcd/etcd-m0/member/snap")
@@ -65,7 +65,7 @@ stamp=$(date +%Y%m%d-%H%M%S)
 	echo "## bench-scale $stamp"
 	echo
 	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r), scratch on $fstype."
-	echo "Command: BACKEND=$BACKEND N=$N IMPORT_INDEX=${IMPORT_INDEX:-0} IMPORT_ONLY=${IMPORT_ONLY:-0} bash scripts/bench-scale.sh (mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'))"
+	echo "Command: BACKEND=$BACKEND N=$N IMPORT_INDEX=${IMPORT_INDEX:-1} IMPORT_ONLY=${IMPORT_ONLY:-0} bash scripts/bench-scale.sh (mnemofs $(git describe --always --dirty 2>/dev/null || echo '?'))"
 	[ "$BACKEND" = badger ] || echo "Store on etcd $ETCD_VERSION, 3 members on loopback sharing the machine's CPUs."
 	echo
 	"$SCRATCH/bin/scale" -bin "$SCRATCH/bin/mnemofs" -work "$SCRATCH" -n "$N" "${ARGS[@]}"

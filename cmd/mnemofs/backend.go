@@ -57,17 +57,17 @@ func parseBackend(u string) (backend.EtcdOptions, error) {
 	return o, nil
 }
 
-// openKV opens the store's KV: Badger in dataDir (tuned for a bulk load
-// when bulk), or the --backend. It returns where the store is, for
-// messages, and whether it is shared.
-func openKV(dataDir string, logger *log.Logger, bulk bool) (kv backend.KV, where string, shared bool, err error) {
+// openKV opens the store's KV: Badger in dataDir (tuned by how: a bulk
+// load, no compactions), or the --backend. It returns where the store is,
+// for messages, and whether it is shared.
+func openKV(dataDir string, logger *log.Logger, how backend.Options) (kv backend.KV, where string, shared bool, err error) {
 	u := backendURL()
 	if u == "" {
 		key, err := encryptionKey(dataDir)
 		if err != nil {
 			return nil, "", false, err
 		}
-		kv, err := backend.OpenBadger(dataDir+"/db", backend.Options{EncryptionKey: key, Logger: logger, Bulk: bulk})
+		kv, err := backend.OpenBadger(dataDir+"/db", backend.Options{EncryptionKey: key, Logger: logger, Bulk: how.Bulk, NoCompactions: how.NoCompactions})
 		return kv, dataDir, false, kvError(err, dataDir)
 	}
 	o, err := parseBackend(u)

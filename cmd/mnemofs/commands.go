@@ -44,16 +44,22 @@ func importCmd() *cobra.Command {
 				// (or brought up to date) and its snapshot written.
 				t0 := time.Now()
 				debug.FreeOSMemory() // the import's buffers, before the build's heap grows
-				if err := run(control.Request{Op: "index"}, nil, nil); err != nil {
+				var ix control.Indexed
+				if err := run(control.Request{Op: "index"}, nil, &ix); err != nil {
 					return fmt.Errorf("imported, but building the index failed (the next mount builds it): %w", err)
 				}
-				fmt.Printf("indexed in %v\n", time.Since(t0).Round(time.Millisecond))
+				switch {
+				case ix.Kept:
+					fmt.Printf("indexed in %v\n", time.Since(t0).Round(time.Millisecond))
+				case cmd.Flags().Changed("index"):
+					return fail("imported, but this store keeps no index (it is encrypted, or on etcd): each mount builds its own")
+				}
 			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&to, "to", "/", "store directory to import into")
-	c.Flags().BoolVar(&index, "index", false, "then build the search index and keep it, so that the next mount answers its first search at once (the time a first mount would take to build it; not for a store a mount holds, which indexes as it imports, nor an encrypted one)")
+	c.Flags().BoolVar(&index, "index", true, "then build the search index and keep it, so that the next mount answers its first search at once (--index=false: leave it to the first mount; a store a mount holds indexes as it imports, an encrypted or etcd one keeps no index)")
 	return c
 }
 

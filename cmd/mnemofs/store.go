@@ -96,12 +96,15 @@ type storeOpen struct {
 	readOnly bool
 	// bulk: a bulk load is coming (import), tune the KV for it.
 	bulk bool
+	// noCompactions: a short job that writes almost nothing (import
+	// --index's build), not slowed by compactions (backend.Options).
+	noCompactions bool
 }
 
 // openStore opens the store in dataDir, which the caller has locked.
 func openStore(dataDir string, so storeOpen) (backend.KV, *store.Store, error) {
 	logger := log.New(os.Stderr, "mnemofs: ", 0)
-	kv, where, shared, err := openKV(dataDir, logger, so.bulk)
+	kv, where, shared, err := openKV(dataDir, logger, backend.Options{Bulk: so.bulk, NoCompactions: so.noCompactions})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -168,12 +171,12 @@ func run(req control.Request, p control.Progress, result any) error {
 	if req.Op == "report" {
 		user = req.User // the store's own isolation, as a --user mount's
 	}
-	kv, st, err := openStore(dir, storeOpen{user: user, onChange: onChange, bulk: req.Op == "import"})
+	kv, st, err := openStore(dir, storeOpen{user: user, onChange: onChange, bulk: req.Op == "import", noCompactions: req.Op == "index"})
 	if err != nil {
 		return err
 	}
 	if req.Op == "index" && (!eng.KeepsSnapshot() || !st.Versioned()) {
-		return errors.Join(fail("this store keeps no index snapshot (it is encrypted, or on etcd): each mount builds its index"), st.Close(), kv.Close())
+		eng = nil // a store that keeps no snapshot: nothing to build now
 	}
 	if eng != nil {
 		eng.Start(st)

@@ -47,7 +47,7 @@ var (
 	bkend = flag.String("backend", "", "mnemofs --backend (default: Badger in -work/data)")
 	store = flag.String("store", "", "directory holding the store, for its size (default -work/data)")
 	onlyI = flag.Bool("import-only", false, "stop after the import (no mount)")
-	index = flag.Bool("import-index", false, "import with --index (the index built and kept by the import, not the first mount)")
+	noIdx = flag.Bool("no-index", false, "import with --index=false (the index built by the first mount, not by the import)")
 )
 
 // global: mnemofs's global flags, which go before the subcommand.
@@ -97,8 +97,8 @@ func main() {
 	row("sync after generating", fmt.Sprintf("%.1f s", time.Since(t).Seconds()))
 	t = time.Now()
 	iargs := []string{"import", src, "--to", "/episodic/bulk"}
-	if *index {
-		iargs = append(iargs, "--index")
+	if *noIdx {
+		iargs = append(iargs, "--index=false")
 	}
 	cmd := exec.Command(*bin, global(iargs...)...)
 	var stderr strings.Builder
@@ -114,8 +114,8 @@ func main() {
 		goal = "BELOW the 3000 files/s goal"
 	}
 	what := "import"
-	if *index {
-		what = "import --index"
+	if *noIdx {
+		what = "import --index=false"
 	}
 	row(what, fmt.Sprintf("%.1f s, **%.0f files/s** (%s); peak RSS %s; %s", d.Seconds(), rate, goal,
 		mib(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss), lastLine(out)))

@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// TestImportIndex: `import --index` leaves the index behind (its
-// snapshot), so that the next mount reads it rather than building, and
-// its first search finds what was imported; a store that keeps no
-// snapshot (encrypted) says so, the import itself done.
+// TestImportIndex: an import leaves the index behind (its snapshot; the
+// default, --index), so that the next mount reads it rather than
+// building, and its first search finds what was imported; --index=false
+// leaves it to the mount; a store that keeps no snapshot (encrypted)
+// imports as before, and says so when --index was asked for.
 func TestImportIndex(t *testing.T) {
 	t.Parallel()
 	src := t.TempDir()
@@ -27,8 +28,13 @@ func TestImportIndex(t *testing.T) {
 		if onEtcd() {
 			t.Skip("a store on etcd keeps no index snapshot: each mount builds (the encrypted case below is the same refusal)")
 		}
+		plain := t.TempDir()
+		mustRun(t, "import", src, "--index=false", "--data", plain)
+		if _, err := os.Stat(filepath.Join(plain, "index")); err == nil {
+			t.Error("import --index=false left an index snapshot")
+		}
 		data := t.TempDir()
-		r := mustRun(t, "import", src, "--index", "--data", data)
+		r := mustRun(t, "import", src, "--data", data)
 		if !strings.Contains(r.stdout, "imported 41 files") || !strings.Contains(r.stdout, "indexed in") {
 			t.Errorf("import --index said:\n%s", r)
 		}
@@ -57,8 +63,12 @@ func TestImportIndex(t *testing.T) {
 	t.Run("encrypted", func(t *testing.T) {
 		data, key := t.TempDir(), filepath.Join(t.TempDir(), "key")
 		check(t, os.WriteFile(key, []byte("0123456789abcdef0123456789abcdef"), 0o600))
-		r := runMnemofs(t, "import", src, "--index", "--data", data, "--encryption-key-file", key)
-		if r.code == 0 || !strings.Contains(r.stdout, "imported 41 files") || !strings.Contains(r.stderr, "keeps no index snapshot") {
+		r := mustRun(t, "import", src, "--data", data, "--encryption-key-file", key)
+		if !strings.Contains(r.stdout, "imported 41 files") || strings.Contains(r.stdout, "indexed") {
+			t.Errorf("import of an encrypted store:\n%s", r)
+		}
+		r = runMnemofs(t, "import", src, "--to", "/again", "--index", "--data", data, "--encryption-key-file", key)
+		if r.code == 0 || !strings.Contains(r.stdout, "imported 41 files") || !strings.Contains(r.stderr, "keeps no index") {
 			t.Errorf("import --index of an encrypted store:\n%s", r)
 		}
 		if _, err := os.Stat(filepath.Join(data, "index")); err == nil {
