@@ -91,6 +91,9 @@ func (b *badgerKV) Unsynced() bool { return b.writes.Load() != b.synced.Load() }
 
 // OpenBadger opens (creating if needed) a Badger store in dir.
 func OpenBadger(dir string, o Options) (KV, error) {
+	if !o.InMemory {
+		warmTables(dir) // a cold start's reads together (warm.go)
+	}
 	opt := badger.DefaultOptions(dir).
 		WithInMemory(o.InMemory).
 		// Values above 4 KiB (file chunks) go to the value log, keeping the
