@@ -56,13 +56,11 @@ const (
 
 // ScanMemories calls fn for each of inos (ascending), in order, with what
 // a block's scans read of it; fn returning false stops. limit is how
-// many bytes of content fn wants at most.
-func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) error {
-	type block struct {
-		ms  []Scanned
-		err error
-	}
-	blocks := make(chan block, 1)
+// many bytes of content fn wants at most. A block the KV fails to read
+// (a shared store's outage) comes as memories not read (Own false): the
+// caller reads each the usual way, which retries what fails.
+func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) {
+	blocks := make(chan []Scanned, 1)
 	stop := make(chan struct{})
 	defer func() {
 		close(stop)
@@ -72,29 +70,29 @@ func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) e
 	go func() {
 		defer close(blocks)
 		for rest := inos; len(rest) > 0; {
-			ms, err := s.scanBlock(rest[:min(len(rest), scanBlock)], limit)
-			select {
-			case blocks <- block{ms, err}:
-			case <-stop:
-				return
-			}
+			want := rest[:min(len(rest), scanBlock)]
+			ms, err := s.scanBlock(want, limit)
 			if err != nil {
+				ms = make([]Scanned, len(want))
+				for k, ino := range want {
+					ms[k] = Scanned{Ino: ino}
+				}
+			}
+			select {
+			case blocks <- ms:
+			case <-stop:
 				return
 			}
 			rest = rest[len(ms):]
 		}
 	}()
-	for b := range blocks {
-		if b.err != nil {
-			return b.err
-		}
-		for k := range b.ms {
-			if !fn(&b.ms[k]) {
-				return nil
+	for ms := range blocks {
+		for k := range ms {
+			if !fn(&ms[k]) {
+				return
 			}
 		}
 	}
-	return nil
 }
 
 // scanBlock reads a block of inos, or fewer when their content would pass

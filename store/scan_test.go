@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
+	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/internal/testetcd"
 )
 
@@ -54,7 +56,7 @@ func testScanMemories(t *testing.T, s *Store) {
 	inos = append(inos, rewritten, open, gone)
 
 	seen := 0
-	must(t, s.ScanMemories(inos, limit, func(m *Scanned) bool {
+	s.ScanMemories(inos, limit, func(m *Scanned) bool {
 		if m.Ino != inos[seen] {
 			t.Fatalf("memory %d came as the %dth, want %d", m.Ino, seen, inos[seen])
 		}
@@ -99,13 +101,68 @@ func testScanMemories(t *testing.T, s *Store) {
 			t.Errorf("inode %d:\n got %+v %+v\nwant %+v %+v", m.Ino, m.Info, m.Attr, in, a)
 		}
 		return true
-	}))
+	})
 	if seen != len(inos) {
 		t.Errorf("%d memories scanned, want %d", seen, len(inos))
 	}
 	n := 0
-	must(t, s.ScanMemories(inos, limit, func(*Scanned) bool { n++; return n < 600 }))
+	s.ScanMemories(inos, limit, func(*Scanned) bool { n++; return n < 600 })
 	if n != 600 {
 		t.Errorf("a scan told to stop at 600 called back %d times", n)
+	}
+}
+
+// failingViews is a KV whose next fail scans of the inodes fail (an
+// outage of a shared store's cluster, met by the scans of a build).
+type failingViews struct {
+	backend.KV
+	fail atomic.Int32
+}
+
+func (f *failingViews) View(fn func(backend.Txn) error) error {
+	return f.KV.View(func(t backend.Txn) error { return fn(failingScans{t, f}) })
+}
+
+type failingScans struct {
+	backend.Txn
+	f *failingViews
+}
+
+func (t failingScans) Scan(prefix, start []byte, keysOnly bool, fn func(k, v []byte) bool) error {
+	if len(prefix) == 1 && prefix[0] == backend.PrefixInode && t.f.fail.Add(-1) >= 0 {
+		return errors.New("the cluster is unreachable")
+	}
+	return t.Txn.Scan(prefix, start, keysOnly, fn)
+}
+
+// TestScanMemoriesOutage: a block the KV fails to read comes as memories
+// not read (the caller reads them the usual way, which retries), and the
+// blocks after it are read.
+func TestScanMemoriesOutage(t *testing.T) {
+	t.Parallel()
+	kv, err := backend.OpenBadger("", backend.Options{InMemory: true})
+	must(t, err)
+	f := &failingViews{KV: kv}
+	s, err := Open(f, Options{})
+	must(t, err)
+	t.Cleanup(func() { s.Close(); kv.Close() })
+	var inos []uint64
+	for i := range 2 * scanBlock {
+		inos = append(inos, writeFile(t, s, RootIno, fmt.Sprintf("n%04d.md", i), []byte(fmt.Sprintf("note %d\n", i))))
+	}
+	f.fail.Store(1)
+	k := 0
+	s.ScanMemories(inos, 1<<20, func(m *Scanned) bool {
+		if m.Ino != inos[k] {
+			t.Fatalf("memory %d came as the %dth, want %d", m.Ino, k, inos[k])
+		}
+		if want := k >= scanBlock; m.Own != want || m.Err != nil {
+			t.Errorf("memory %d (the %dth): own %v, err %v; want own %v", m.Ino, k, m.Own, m.Err, want)
+		}
+		k++
+		return true
+	})
+	if k != len(inos) {
+		t.Errorf("%d memories given, want %d", k, len(inos))
 	}
 }

@@ -396,7 +396,7 @@ func (e *Engine) build() bool {
 		e.log.Printf("views: listing memories: %v", err)
 	}
 	n, own, stopped := 0, 0, false
-	scanErr := e.st.ScanMemories(inos, indexMax, func(m *store.Scanned) bool {
+	e.st.ScanMemories(inos, indexMax, func(m *store.Scanned) bool {
 		if n%256 == 0 && e.isStopped() {
 			stopped = true
 			return false
@@ -425,10 +425,6 @@ func (e *Engine) build() bool {
 	e.scanned.Store(int64(own))
 	if stopped {
 		return false
-	}
-	if scanErr != nil {
-		e.log.Printf("views: reading memories: %v", scanErr)
-		err = scanErr
 	}
 	if d := time.Since(t0); d > time.Second {
 		e.mu.RLock()
