@@ -20,22 +20,11 @@ import (
 func TestTablesUncompressed(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "db")
-	kv, err := OpenBadger(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := kv.NewBatch()
-	fillValues(t, b.Set)
-	if err := b.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := kv.Close(); err != nil { // the memtable becomes a table
-		t.Fatal(err)
-	}
+	fillAndClose(t, dir)
 	if tables, raw := tableBytes(t, dir), int64(2048*len(testVal)); tables < raw {
 		t.Fatalf("tables hold %d bytes for %d bytes of values: compressed", tables, raw)
 	}
-	kv, err = OpenBadger(dir, Options{})
+	kv, err := OpenBadger(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +36,24 @@ func TestTablesUncompressed(t *testing.T) {
 		}
 		return err
 	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fillAndClose writes fillValues into a new store in dir and closes it:
+// its memtable becomes a table.
+func fillAndClose(t *testing.T, dir string) {
+	t.Helper()
+	kv, err := OpenBadger(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := kv.NewBatch()
+	fillValues(t, b.Set)
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
