@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -138,5 +139,38 @@ func TestScannedBuildUsers(t *testing.T) {
 				t.Error("alice's own line of the shared log is not found")
 			}
 		}
+	}
+}
+
+// TestSnapshotMostlyStale: a snapshot most of whose store changed since
+// (a large import after it) is not brought up to date change by change:
+// the start builds by scans, and gives what a build gives.
+func TestSnapshotMostlyStale(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "index", "views.snap")
+	a := openSession(t, dir, snap, "")
+	for i := range 20 {
+		a.write(t, fmt.Sprintf("/episodic/old/n%02d.md", i), frontText("alice", "old", fmt.Sprintf("an old note %d about the river", i)))
+	}
+	a.view(t)
+	a.close(t)
+	b := openSession(t, dir, "-", "") // no engine: an import, as it were
+	for i := range staleFloor + 100 {
+		b.write(t, fmt.Sprintf("/episodic/new%d/n%05d.md", i%8, i), frontText("bob", "new", fmt.Sprintf("a new note %d about the lake", i)))
+	}
+	b.close(t)
+	c := openSession(t, dir, snap, "")
+	got := c.view(t)
+	c.close(t)
+	if log := c.log.String(); !strings.Contains(log, "a build is faster") || strings.Contains(log, "from its snapshot") {
+		t.Errorf("a mostly stale snapshot was used:\n%s", log)
+	}
+	d := openSession(t, dir, "", "")
+	want := d.view(t)
+	d.close(t)
+	sameView(t, got, want)
+	if len(got.Entries) != 20+staleFloor+100 {
+		t.Errorf("%d memories in the catalog, want %d", len(got.Entries), 20+staleFloor+100)
 	}
 }
