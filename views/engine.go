@@ -3,7 +3,6 @@ package views
 import (
 	"log"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -374,68 +373,4 @@ func (e *Engine) progress(n uint64) {
 	e.done += n
 	e.qCond.Broadcast()
 	e.qMu.Unlock()
-}
-
-// testHookBuilding, when set by a test, runs before a build indexes each
-// memory.
-var testHookBuilding atomic.Pointer[func()]
-
-// testNoScan, when set by a test, has the build read each memory as a
-// change would, not take what the scans read (the two are compared).
-var testNoScan atomic.Bool
-
-// build indexes every memory; it reports false when a stop cut it short.
-func (e *Engine) build() bool {
-	t0 := time.Now()
-	var inos []uint64
-	err := e.st.MemoryInos(func(ino uint64) error {
-		inos = append(inos, ino)
-		return nil
-	})
-	if err != nil {
-		e.log.Printf("views: listing memories: %v", err)
-	}
-	n, own, stopped := 0, 0, false
-	e.st.ScanMemories(inos, indexMax, func(m *store.Scanned) bool {
-		if n%256 == 0 && e.isStopped() {
-			stopped = true
-			return false
-		}
-		if h := testHookBuilding.Load(); h != nil {
-			(*h)()
-		}
-		switch {
-		case testNoScan.Load():
-			e.apply(store.Change{Kind: store.Changed, Ino: m.Ino})
-		default:
-			if m.Own {
-				own++
-			}
-			e.applyScanned(m)
-		}
-		if n%4096 == 4095 {
-			// Each memory not scanned, and each directory, reads an
-			// inode, which the store caches: at a million memories the
-			// cache alone held 250 MB by the end.
-			e.st.DuringPass()
-		}
-		n++
-		return true
-	})
-	e.scanned.Store(int64(own))
-	if stopped {
-		return false
-	}
-	if d := time.Since(t0); d > time.Second {
-		e.mu.RLock()
-		n := e.cat.len()
-		e.mu.RUnlock()
-		e.log.Printf("views: indexed %d memories in %v (%d read by range scans)", n, d.Round(time.Millisecond), own)
-		e.st.AfterPass() // the build read every memory: what the store's caches hold is not hot
-		// A big build leaves garbage several times the index's size, and
-		// on a mount's single scheduler thread the collector lags the
-		// build: hand what is not live back to the system once.
-		debug.FreeOSMemory()
-	}
-	return err == nil
 }
