@@ -8,7 +8,9 @@
 //     in order by one worker (apply.go), so writers never wait for
 //     indexing; every public read first waits until the changes queued
 //     before it are applied (Ready), so a file closed before a search is in
-//     it. At start the worker rebuilds everything from the store.
+//     it. At start the worker reads the snapshot (persist.go) or, without
+//     a usable one, builds everything from the store, reading the
+//     memories a block at a time by range scans (build.go).
 //   - The catalog (an Entry per memory: users, type, tags, dates) is
 //     the snapshot's mapped segment, decoded an entry at a time, under
 //     the entries changed since (catmap.go, catbase.go); after a build,
@@ -16,7 +18,7 @@
 //     The facets' value sets are compressed bitmaps of inode numbers.
 //     Paths are not stored: they are derived from the store when a
 //     filter needs them, through a memo of directory paths that lives
-//     until the catalog's generation changes.
+//     until a move is applied.
 //   - A Filter selects memories; a view is a Filter over the real tree,
 //     and DirsWith gives the directories that lead to its memories
 //     (cached per filter and generation), matching only the memories of
