@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"syscall"
@@ -68,6 +69,15 @@ func getRecord(t backend.Txn, ino uint64) (*Record, error) {
 		return nil, err
 	}
 	return decodeRecord(ino, b)
+}
+
+// decodeRecord decodes a stored record.
+func decodeRecord(ino uint64, b []byte) (*Record, error) {
+	r := &Record{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("store: corrupt metadata of inode %d: %v", ino, err)
+	}
+	return r, nil
 }
 
 // storedRecord loads the record of ino as stored, through the record

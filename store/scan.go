@@ -2,8 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"encoding/json"
-	"fmt"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -22,10 +20,10 @@ import (
 // writing, or written meanwhile, sends its change events, which the
 // caller applies after (as it does for the memories it read one at a
 // time). A memory whose content is not plain chunks of its own (a blob
-// file, a pack, a staged rewrite's chunks, a file larger than the
-// caller's limit) or that is open, and on a store opened for a user a log
-// of which the user sees only some lines, is left to the caller:
-// Scanned.Own false. A memory the store's user does not see is reported
+// file, a pack, a staged rewrite's chunks) or that is open, and on a store
+// opened for a user a log of which the user sees only some lines, is left
+// to the caller: Scanned.Own false. Of a file larger than the caller's
+// limit, the scan reads up to the limit. A memory the store's user does not see is reported
 // gone (syscall.ENOENT), as Info reports it. On a store shared by several
 // hosts (etcd) a block is a few range reads, where one memory at a time
 // was three round trips to the cluster; another host's change made
@@ -36,7 +34,8 @@ type Scanned struct {
 	Ino uint64
 	// Own: read here. False: read it the usual way (Info, Attr, ReadAt).
 	Own bool
-	// Err: what reading it here found (syscall.ENOENT: it is gone).
+	// Err: what reading it here found (syscall.ENOENT: it is gone, or
+	// the store's user does not see it).
 	Err  error
 	Info Info
 	Attr Inode
@@ -239,13 +238,4 @@ func (s *Store) scanOwn(m *Scanned, limit int) bool {
 	m.Own = true
 	m.Content = make([]byte, min(i.Size, uint64(limit)))
 	return true
-}
-
-// decodeRecord decodes a stored record.
-func decodeRecord(ino uint64, b []byte) (*Record, error) {
-	r := &Record{}
-	if err := json.Unmarshal(b, r); err != nil {
-		return nil, fmt.Errorf("store: corrupt metadata of inode %d: %v", ino, err)
-	}
-	return r, nil
 }

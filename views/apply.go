@@ -63,7 +63,9 @@ func (e *Engine) applyScanned(m *store.Scanned) {
 	}()
 	switch {
 	case errors.Is(m.Err, syscall.ENOENT):
-		e.drop(m.Ino) // gone, or not the store's user's
+		if e.indexed(m.Ino) { // a build meets many never indexed: another user's
+			e.drop(m.Ino) // gone, or not the store's user's
+		}
 	case !m.Own || m.Err != nil:
 		e.apply(store.Change{Kind: store.Changed, Ino: m.Ino}) // as a change would: logged, or retried
 	default:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -43,7 +42,6 @@ func importCmd() *cobra.Command {
 				// What the next mount would do first: the index built
 				// (or brought up to date) and its snapshot written.
 				t0 := time.Now()
-				debug.FreeOSMemory() // the import's buffers, before the build's heap grows
 				var ix control.Indexed
 				if err := run(control.Request{Op: "index"}, nil, &ix); err != nil {
 					return fmt.Errorf("imported, but building the index failed (the next mount builds it): %w", err)
