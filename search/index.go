@@ -16,8 +16,12 @@ type Key struct {
 // metadata (a speaker, users, tags): also in Text, they are indexed a
 // second time as a field of their own (metaPrefix), which a query's terms
 // match at Tuning.Meta.
+// Head, when set, comes before Text: the document is Head then Text (a
+// memory's metadata words and date before its body, apart so that the body
+// is not copied). It ends between words, as with a line break.
 type Part struct {
 	Part uint32
+	Head string
 	Text string
 	Meta string
 }
@@ -113,39 +117,70 @@ func (x *Index) Put(ino uint64, parts []Part, group uint64, order string) {
 func (x *Index) Append(ino uint64, parts []Part) { x.put(ino, parts, 0, "", false) }
 
 func (x *Index) put(ino uint64, parts []Part, group uint64, order string, replace bool) {
-	toks := make([][]string, len(parts))
-	metas := make([][]string, len(parts))
-	// One buffer holds every part's tokens (they are not kept past the
-	// put: the lists keep the terms, not the slice): a slice a document
-	// was 2.5 GB of a 1M build's allocations.
-	buf := tokenBufs.Get().(*[]string)
-	all := (*buf)[:0]
+	x.putAnalyzed(ino, Analyze(parts), group, order, replace)
+}
+
+// Analyzed is the index terms of a file's parts (Analyze), made before
+// the index's lock is taken: a build makes them on another goroutine
+// than the one that adds them (PutAnalyzed).
+type Analyzed struct {
+	parts    []uint32 // each part's number
+	question []bool   // whether it asks something
+	toks     [][]string
+	metas    [][]string
+	// buf holds every part's tokens (one buffer of tokenBufs: a slice a
+	// document was 2.5 GB of a 1M build's allocations), given back once
+	// they are added; the lists keep the terms, not the slice.
+	buf *[]string
+}
+
+// Analyze makes the index terms of parts.
+func Analyze(parts []Part) *Analyzed {
+	a := &Analyzed{parts: make([]uint32, len(parts)), question: make([]bool, len(parts)),
+		toks: make([][]string, len(parts)), metas: make([][]string, len(parts))}
+	a.buf = tokenBufs.Get().(*[]string)
+	all := (*a.buf)[:0]
 	for i, p := range parts {
+		a.parts[i], a.question[i] = p.Part, strings.ContainsRune(p.Head, '?') || strings.ContainsRune(p.Text, '?')
 		n := len(all)
-		all = AppendTokens(all, p.Text)
-		toks[i] = all[n:len(all):len(all)]
+		all = AppendTokens(AppendTokens(all, p.Head), p.Text)
+		a.toks[i] = all[n:len(all):len(all)]
 		for _, t := range Tokens(p.Meta) {
-			metas[i] = append(metas[i], metaPrefix+t)
+			a.metas[i] = append(a.metas[i], metaPrefix+t)
 		}
 	}
-	defer func() {
-		if cap(all) <= tokenBufMax {
-			clear(all)
-			*buf = all[:0]
-			tokenBufs.Put(buf)
-		}
-	}()
+	*a.buf = all
+	return a
+}
+
+// release gives a's token buffer back.
+func (a *Analyzed) release() {
+	if all := *a.buf; cap(all) <= tokenBufMax {
+		clear(all)
+		*a.buf = all[:0]
+		tokenBufs.Put(a.buf)
+	}
+	a.buf, a.toks, a.metas = nil, nil, nil
+}
+
+// PutAnalyzed is Put of the parts a was made from; a is used up.
+func (x *Index) PutAnalyzed(ino uint64, a *Analyzed, group uint64, order string) {
+	x.putAnalyzed(ino, a, group, order, true)
+}
+
+func (x *Index) putAnalyzed(ino uint64, a *Analyzed, group uint64, order string, replace bool) {
+	defer a.release()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if replace {
 		x.removeLocked(ino)
 	}
-	for i, p := range parts {
+	for i, part := range a.parts {
 		g, o := group, order
-		if group == 0 || len(parts) > 1 {
-			g, o = ino|1<<63, lineOrder(p.Part)
+		if group == 0 || len(a.parts) > 1 {
+			g, o = ino|1<<63, lineOrder(part)
 		}
-		x.addLocked(Key{ino, p.Part}, g, o, toks[i], metas[i], strings.ContainsRune(p.Text, '?'))
+		x.addLocked(Key{ino, part}, g, o, a.toks[i], a.metas[i], a.question[i])
 	}
 	x.gen++
 	x.maybeCompact()

@@ -200,3 +200,39 @@ func BenchmarkPut(b *testing.B) {
 		x.Put(uint64(i+1), []Part{{Part: 0, Text: texts[i%len(texts)], Meta: "alice\nnotes"}}, uint64(i/64), lineOrder(uint32(i%64)))
 	}
 }
+
+// TestHeadAndAnalyzed: a part's Head is indexed as if it came before its
+// Text, a question in either marks the document, and what Analyze made
+// ahead is put as Put would (same scores, query by query).
+func TestHeadAndAnalyzed(t *testing.T) {
+	joined, split, ahead := NewIndex(), NewIndex(), NewIndex()
+	docs := []struct{ head, text string }{
+		{"travel\n7 May 2023\n", "We drove up the coast to Lisbon."},
+		{"", "Where did you go in May?"},
+		{"work?\n", "Lisbon again, for the conference."},
+		{"cooking\n", "Ramen and sushi, Lisbon style."},
+	}
+	for i, d := range docs {
+		ino := uint64(i + 1)
+		joined.Put(ino, []Part{{Text: d.head + d.text, Meta: "travel"}}, 9, string(rune('a'+i)))
+		split.Put(ino, []Part{{Head: d.head, Text: d.text, Meta: "travel"}}, 9, string(rune('a'+i)))
+		ahead.PutAnalyzed(ino, Analyze([]Part{{Head: d.head, Text: d.text, Meta: "travel"}}), 9, string(rune('a'+i)))
+	}
+	for _, q := range []string{"lisbon", "may 2023 coast", "travel lisbon", "conference work", "ramen"} {
+		want := joined.Search(Tokens(q), Options{K: 10, Neighbours: 0.5})
+		if len(want) == 0 {
+			t.Fatalf("%q: no hits", q)
+		}
+		for name, x := range map[string]*Index{"Head": split, "Analyze": ahead} {
+			got := x.Search(Tokens(q), Options{K: 10, Neighbours: 0.5})
+			if len(got) != len(want) {
+				t.Fatalf("%s, %q: %+v, want %+v", name, q, got, want)
+			}
+			for k := range got {
+				if got[k].Ino != want[k].Ino || got[k].Score != want[k].Score {
+					t.Fatalf("%s, %q: %+v, want %+v", name, q, got, want)
+				}
+			}
+		}
+	}
+}

@@ -42,6 +42,8 @@ type Scanned struct {
 	// Content: its first bytes, up to the caller's limit; the slice is
 	// the caller's.
 	Content []byte
+	// Prepared is what ScanMemoriesPrepared's prep made of it.
+	Prepared any
 	// partial: a log the store's user sees only some lines of.
 	partial bool
 }
@@ -59,6 +61,15 @@ const (
 // (a shared store's outage) comes as memories not read (Own false): the
 // caller reads each the usual way, which retries what fails.
 func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) {
+	s.ScanMemoriesPrepared(inos, limit, nil, fn)
+}
+
+// ScanMemoriesPrepared is ScanMemories calling prep, when not nil, for
+// each memory of a block on the goroutine that reads the blocks, before
+// the block is handed to fn: work on what was read that need not wait
+// for fn (the build makes a memory's index terms there while it adds the
+// block before's).
+func (s *Store) ScanMemoriesPrepared(inos []uint64, limit int, prep func(*Scanned), fn func(*Scanned) bool) {
 	blocks := make(chan []Scanned, 1)
 	stop := make(chan struct{})
 	defer func() {
@@ -75,6 +86,11 @@ func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) {
 				ms = make([]Scanned, len(want))
 				for k, ino := range want {
 					ms[k] = Scanned{Ino: ino}
+				}
+			}
+			for k := range ms {
+				if prep != nil {
+					prep(&ms[k])
 				}
 			}
 			select {

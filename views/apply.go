@@ -69,7 +69,8 @@ func (e *Engine) applyScanned(m *store.Scanned) {
 	case !m.Own || m.Err != nil:
 		e.apply(store.Change{Kind: store.Changed, Ino: m.Ino}) // as a change would: logged, or retried
 	default:
-		e.indexMemory(m.Info, m.Attr, true, m.Content)
+		pr, _ := m.Prepared.(*prepared)
+		e.indexMemory(m.Info, m.Attr, true, m.Content, pr)
 	}
 }
 
@@ -237,13 +238,13 @@ func (e *Engine) refresh(ino uint64, content bool) {
 	if err != nil {
 		return
 	}
-	e.indexMemory(in, a, content, nil)
+	e.indexMemory(in, a, content, nil, nil)
 }
 
 // indexMemory brings the memory with Info in and inode a up to date; content
 // says its text changed, and text is that text when it was read already
-// (nil: it is read here).
-func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []byte) {
+// (nil: it is read here); pr, when not nil, is what prepare made of it.
+func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []byte, pr *prepared) {
 	ino := in.Ino
 	if !a.IsReg() || len(a.Links) == 0 {
 		if a.IsReg() {
@@ -263,23 +264,25 @@ func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []
 		parent = 0 // a log's lines are a sequence of their own
 	}
 	if content || !e.indexed(ino) {
-		parts, metas, next, size, err := e.parts(ino, name, a.Size, in, text)
-		if errors.Is(err, syscall.ENOENT) {
+		if pr == nil {
+			pr = e.prepare(in, a, text)
+		}
+		if errors.Is(pr.err, syscall.ENOENT) {
 			e.drop(ino) // removed while being read; its Removed event follows
 			return
 		}
-		if e.unavailable(ino, err) {
+		if e.unavailable(ino, pr.err) {
 			return // kept as it was; again when the backend answers
 		}
-		if err != nil {
-			e.log.Printf("views: indexing %s: %v", in.Path, err)
+		if pr.err != nil {
+			e.log.Printf("views: indexing %s: %v", in.Path, pr.err)
 		}
-		ent.nextLine, ent.indexedSize = next, size
-		e.red.set(ino, e.redactParts(in.Path, parts))
+		ent.nextLine, ent.indexedSize = pr.next, pr.size
+		e.red.set(ino, pr.red)
 		if isLog(name) {
-			ent.setLog((*logLines)(nil).extend(metas))
+			ent.setLog((*logLines)(nil).extend(pr.metas))
 		}
-		e.idx.Put(ino, parts, parent, name)
+		e.idx.PutAnalyzed(ino, pr.an, parent, name)
 		if e.emb != nil {
 			e.emb.enqueue(ino)
 		}
@@ -298,6 +301,30 @@ func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []
 	e.put(ent, hidden)
 	e.gen++
 	e.mu.Unlock()
+}
+
+// prepared is what indexing a memory makes of its content alone: its
+// parts, what redaction hid in them, and their index terms. The build
+// makes it on the goroutine that scans the store (prepare), ahead of the
+// goroutine that adds it to the catalog and the index.
+type prepared struct {
+	parts []search.Part
+	metas []LineMeta
+	next  uint32
+	size  uint64
+	err   error
+	red   map[string]int
+	an    *search.Analyzed
+}
+
+// prepare reads (when text is nil) and analyses the content of a regular
+// file with Info in and inode a.
+func (e *Engine) prepare(in store.Info, a store.Inode, text []byte) *prepared {
+	pr := &prepared{}
+	pr.parts, pr.metas, pr.next, pr.size, pr.err = e.parts(in.Ino, a.Links[0].Name, a.Size, in, text)
+	pr.red = e.redactParts(in.Path, pr.parts)
+	pr.an = search.Analyze(pr.parts)
+	return pr
 }
 
 func (e *Engine) indexed(ino uint64) bool {
@@ -345,7 +372,9 @@ func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info, read
 		}
 		return parts, metas, lines, uint64(n), nil
 	}
-	return []search.Part{{Text: indexText(in, text), Meta: metaText(in)}}, nil, 0, 0, nil
+	meta := metaText(in)
+	head, body := indexHead(in, meta, text)
+	return []search.Part{{Head: head, Text: body, Meta: meta}}, nil, 0, 0, nil
 }
 
 // rescanTree brings every file below the moved directory dir up to date

@@ -93,7 +93,7 @@ func (e *Engine) redactParts(p string, parts []search.Part) map[string]int {
 	}
 	var total map[string]int
 	for k := range parts {
-		for _, s := range []*string{&parts[k].Text, &parts[k].Meta} {
+		for _, s := range []*string{&parts[k].Head, &parts[k].Text, &parts[k].Meta} {
 			out, c := r.Redact(p, []byte(*s))
 			if c == nil {
 				continue

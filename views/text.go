@@ -17,15 +17,19 @@ import (
 // its body. Keys, identifiers and numbers in the front matter are left out:
 // they would match any query that mentions a number.
 func indexText(in store.Info, text string) string {
+	head, body := indexHead(in, metaText(in), text)
+	return head + body
+}
+
+// indexHead is indexText in two: what comes before the body (its metadata
+// words, meta as metaText made them, and date, ending with a line break)
+// and the body, which is a part of text and not a copy.
+func indexHead(in store.Info, meta, text string) (head, body string) {
 	if in.BodyOffset <= 0 || in.BodyOffset > len(text) {
-		return text
+		return "", text
 	}
-	var b strings.Builder
-	b.WriteString(metaText(in))
 	// The date in words, as questions put it ("in May 2023").
-	b.WriteString(in.Created.UTC().Format("2 January 2006\n"))
-	b.WriteString(text[in.BodyOffset:])
-	return b.String()
+	return meta + in.Created.UTC().Format("2 January 2006\n"), text[in.BodyOffset:]
 }
 
 // metaText is the words among a memory's metadata values, one a line.

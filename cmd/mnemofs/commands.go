@@ -28,6 +28,7 @@ func importCmd() *cobra.Command {
 		Args:  exactArgs(1, "SRC"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var res transfer.Result
+			batchGC()
 			bar := newBar("importing")
 			err := run(control.Request{Op: "import", Src: abs(args[0]), To: to}, bar.progress, &res)
 			bar.finish()
