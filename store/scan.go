@@ -65,20 +65,23 @@ func (s *Store) ScanMemories(inos []uint64, limit int, fn func(*Scanned) bool) {
 }
 
 // ScanMemoriesPrepared is ScanMemories calling prep, when not nil, for
-// each memory of a block on the goroutine that reads the blocks, before
-// the block is handed to fn: work on what was read that need not wait
-// for fn (the build makes a memory's index terms there while it adds the
-// block before's).
+// each memory of a block on a goroutine of its own, between the one that
+// reads the blocks and fn: work on what was read that need not wait for
+// fn (the build makes a memory's index terms there while it adds the
+// block before's, and the next block is read meanwhile).
 func (s *Store) ScanMemoriesPrepared(inos []uint64, limit int, prep func(*Scanned), fn func(*Scanned) bool) {
-	blocks := make(chan []Scanned, 1)
 	stop := make(chan struct{})
-	defer func() {
-		close(stop)
-		for range blocks { // the reader's block in hand, if any
+	send := func(to chan<- []Scanned, ms []Scanned) bool {
+		select {
+		case to <- ms:
+			return true
+		case <-stop:
+			return false
 		}
-	}()
+	}
+	read := make(chan []Scanned, 1)
 	go func() {
-		defer close(blocks)
+		defer close(read)
 		for rest := inos; len(rest) > 0; {
 			want := rest[:min(len(rest), scanBlock)]
 			ms, err := s.scanBlock(want, limit)
@@ -88,17 +91,33 @@ func (s *Store) ScanMemoriesPrepared(inos []uint64, limit int, prep func(*Scanne
 					ms[k] = Scanned{Ino: ino}
 				}
 			}
-			for k := range ms {
-				if prep != nil {
-					prep(&ms[k])
-				}
-			}
-			select {
-			case blocks <- ms:
-			case <-stop:
+			if !send(read, ms) {
 				return
 			}
 			rest = rest[len(ms):]
+		}
+	}()
+	blocks := read
+	if prep != nil {
+		prepared := make(chan []Scanned, 1)
+		go func() {
+			defer close(prepared)
+			for ms := range read {
+				for k := range ms {
+					prep(&ms[k])
+				}
+				if !send(prepared, ms) {
+					for range read { // until the reader has stopped
+					}
+					return
+				}
+			}
+		}()
+		blocks = prepared
+	}
+	defer func() {
+		close(stop)
+		for range blocks { // until the goroutines have stopped
 		}
 	}()
 	for ms := range blocks {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/internal/testetcd"
@@ -109,6 +110,30 @@ func testScanMemories(t *testing.T, s *Store) {
 	s.ScanMemories(inos, limit, func(*Scanned) bool { n++; return n < 600 })
 	if n != 600 {
 		t.Errorf("a scan told to stop at 600 called back %d times", n)
+	}
+	// With prep: each memory comes prepared (on another goroutine, in
+	// order), and a stop ends the goroutines before the call returns.
+	for _, stopAt := range []int{len(inos), 600, 1} {
+		var prepped atomic.Int64
+		n := 0
+		s.ScanMemoriesPrepared(inos, limit, func(m *Scanned) {
+			prepped.Add(1)
+			m.Prepared = m.Ino * 3
+		}, func(m *Scanned) bool {
+			if m.Ino != inos[n] || m.Prepared != m.Ino*3 {
+				t.Fatalf("memory %d (prepared %v) came as the %dth, want %d", m.Ino, m.Prepared, n, inos[n])
+			}
+			n++
+			return n < stopAt
+		})
+		if n != stopAt {
+			t.Errorf("a prepared scan told to stop at %d called back %d times", stopAt, n)
+		}
+		after := prepped.Load()
+		time.Sleep(20 * time.Millisecond)
+		if p := prepped.Load(); p != after || p < int64(n) || p > int64(n)+3*scanBlock {
+			t.Errorf("stopped at %d: %d memories prepared, then %d (a goroutine left running, or too far ahead)", n, after, p)
+		}
 	}
 }
 

@@ -290,7 +290,7 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 		}
 	}
 	im = nil
-	if size > 32<<20 {
+	if size > 32<<20 && !final { // final: the process is about to end
 		// The capture's copies and the encoder's buffers are garbage
 		// now, about the snapshot's size again: hand them back (as
 		// after a build) instead of letting the heap keep them.
