@@ -10,7 +10,9 @@
 //     before it are applied (Ready), so a file closed before a search is in
 //     it. At start the worker reads the snapshot (persist.go) or, without
 //     a usable one, builds everything from the store, reading the
-//     memories a block at a time by range scans (build.go).
+//     memories a block at a time by range scans, their index terms
+//     made on another goroutine than the one that adds them (build.go,
+//     prepare in apply.go).
 //   - The catalog (an Entry per memory: users, type, tags, dates) is
 //     the snapshot's mapped segment, decoded an entry at a time, under
 //     the entries changed since (catmap.go, catbase.go); after a build,
