@@ -305,8 +305,8 @@ func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []
 
 // prepared is what indexing a memory makes of its content alone: its
 // parts, what redaction hid in them, and their index terms. The build
-// makes it on the goroutine that scans the store (prepare), ahead of the
-// goroutine that adds it to the catalog and the index.
+// makes it on a goroutine of its own (prepareScanned), ahead of the one
+// that adds it to the catalog and the index.
 type prepared struct {
 	parts []search.Part
 	metas []LineMeta

@@ -76,8 +76,9 @@ func (e *Engine) build() bool {
 }
 
 // prepareScanned makes what indexing m needs of its content alone, on the
-// goroutine that scans the store: tokenizing is about half of a build's
-// work, and so runs beside the adding instead of before it.
+// scan's goroutine for it (store.ScanMemoriesPrepared): tokenizing is
+// about half of a build's work, and so runs beside the adding instead of
+// before it.
 func (e *Engine) prepareScanned(m *store.Scanned) {
 	if !m.Own || m.Err != nil || !m.Attr.IsReg() || len(m.Attr.Links) == 0 || m.Info.Ignored || testNoScan.Load() {
 		return
