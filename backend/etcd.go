@@ -161,6 +161,8 @@ type etcdKV struct {
 	closeMu sync.Mutex
 	fences  atomic.Int64 // commits whose answer was lost (tests read it)
 	openRev int64        // the cluster's revision when opened (etcd_watch.go)
+	// progress: what the watch has delivered (etcd_versioned.go).
+	progress delivered
 	// unreachable: the cluster did not answer (etcd_health.go).
 	unreachable atomic.Bool
 	downSince   atomic.Int64

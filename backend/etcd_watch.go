@@ -110,6 +110,7 @@ func (e *etcdKV) deliver(evs []*clientv3.Event, fn func([]Event)) {
 		if !own && len(out) > 0 {
 			fn(out)
 		}
+		e.progress.advance(rev)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -300,5 +301,76 @@ func TestKVBatch(t *testing.T) {
 		if _, err := getVal(t, kv, "cancelled"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("a cancelled batch wrote: %v", err)
 		}
+	})
+}
+
+// TestKVKeysSince: the keys written after a version are those KeysSince
+// gives, in key order, with versions past it (a rewrite counts, a delete
+// removes); since 0 gives every live key. On etcd also with pages of 64
+// keys, past the first page that etcd filters.
+func TestKVKeysSince(t *testing.T) {
+	run := func(t *testing.T, kv KV) {
+		vkv, ok := kv.(Versioned)
+		if !ok {
+			t.Fatal("not Versioned")
+		}
+		put := func(from, to, step int, tag string) {
+			for i := from; i < to; i += step * 50 {
+				mustUpdate(t, kv, func(tx Txn) error {
+					for j := i; j < min(to, i+step*50); j += step {
+						if err := tx.Set([]byte(fmt.Sprintf("v/%03d", j)), []byte(tag)); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+		}
+		put(0, 300, 1, "a")
+		v1 := vkv.Version()
+		want := map[string]bool{}
+		put(0, 300, 3, "b") // rewrites, all along the range
+		put(300, 350, 1, "c")
+		mustUpdate(t, kv, func(tx Txn) error {
+			for j := 0; j < 350; j += 30 {
+				if err := tx.Delete([]byte(fmt.Sprintf("v/%03d", j))); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for j := 0; j < 350; j++ {
+			if (j < 300 && j%3 == 0 || j >= 300) && j%30 != 0 {
+				want[fmt.Sprintf("v/%03d", j)] = true
+			}
+		}
+		v2 := vkv.Version()
+		var got []string
+		err := vkv.KeysSince([]byte("v/"), v1, func(k []byte, v uint64) error {
+			if v <= v1 || v > v2 {
+				t.Errorf("%s at version %d, not in (%d, %d]", k, v, v1, v2)
+			}
+			got = append(got, string(k))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSorted(got) || len(got) != len(want) {
+			t.Fatalf("KeysSince(%d): %d keys (sorted %v), want %d", v1, len(got), slices.IsSorted(got), len(want))
+		}
+		for _, k := range got {
+			if !want[k] {
+				t.Errorf("KeysSince(%d) gave %s, not written after it", v1, k)
+			}
+		}
+		n := 0
+		if err := vkv.KeysSince([]byte("v/"), 0, func([]byte, uint64) error { n++; return nil }); err != nil || n != 338 {
+			t.Errorf("KeysSince(0): %d keys, %v; want 338", n, err)
+		}
+	}
+	forEachKV(t, run)
+	t.Run("etcd pages", func(t *testing.T) {
+		run(t, openEtcdKV(t, sharedEtcd(t), testPrefix(t), func(o *EtcdOptions) { o.PageSize = 2 }))
 	})
 }

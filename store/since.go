@@ -13,8 +13,10 @@ import (
 // What changed since a version: the support for what others derive from
 // the store and keep across mounts (the views' persisted index). They
 // record Settled's version with what they derived, and at the next start
-// ask ChangedSince for the memories to read again. Only a local store
-// whose KV numbers its commits (backend.Versioned: Badger) offers it.
+// ask ChangedSince for the memories to read again. A store whose KV
+// numbers its commits offers it (backend.Versioned: Badger, etcd); when
+// other hosts change the store too (etcd), a version is settled once the
+// watch has delivered their commits up to it (backend.Settler).
 
 // ID names this store: the birth time of its root directory, written once
 // when the store was created. A store made anew in the same place (or a
@@ -30,16 +32,21 @@ func (s *Store) ID() (string, error) {
 }
 
 // Versioned reports whether Settled and ChangedSince can answer: the
-// store is local and its KV numbers commits.
+// KV numbers commits, and, when others change it, can tell when their
+// commits up to a version have been delivered.
 func (s *Store) Versioned() bool {
 	_, ok := s.versioned()
 	return ok
 }
 
-// versioned is the KV as a backend.Versioned, for a local store.
+// versioned is the KV as a backend.Versioned, for a local store or a
+// shared one whose KV is a backend.Settler.
 func (s *Store) versioned() (backend.Versioned, bool) {
 	vkv, ok := backend.AsVersioned(s.kv)
-	return vkv, ok && !s.shared
+	if _, settles := vkv.(backend.Settler); s.shared && !settles {
+		return nil, false
+	}
+	return vkv, ok
 }
 
 // Settled returns a version of the KV such that the change events of
@@ -52,18 +59,37 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	// Every commit runs under mu and records its events there (a bulk
-	// batch counts itself in delivering before its first write): with mu
-	// held, every commit at or below v has its events recorded or counted.
-	s.mu.Lock()
-	v := vkv.Version()
-	s.mu.Unlock()
 	deadline := time.Now().Add(wait)
+	var v uint64
+	st, settles := vkv.(backend.Settler)
+	if settles && s.shared {
+		// Other hosts' commits: those up to the mark's version are
+		// delivered once the watch has delivered the mark (Delivered,
+		// below). This host's: a commit before the mark ran under mu
+		// and has recorded its events once mu is had after the mark.
+		mark, err := st.Mark()
+		if err != nil {
+			return 0, false
+		}
+		s.mu.Lock()
+		v = mark
+		s.mu.Unlock()
+	} else {
+		// Every commit runs under mu and records its events there (a bulk
+		// batch counts itself in delivering before its first write): with mu
+		// held, every commit at or below v has its events recorded or counted.
+		s.mu.Lock()
+		v = vkv.Version()
+		s.mu.Unlock()
+	}
 	for s.delivering.Load() != 0 {
 		if time.Now().After(deadline) {
 			return 0, false
 		}
 		time.Sleep(100 * time.Microsecond)
+	}
+	if settles && s.shared && !st.Delivered(v, deadline) {
+		return 0, false
 	}
 	return v, true
 }

@@ -51,14 +51,14 @@ func importCmd() *cobra.Command {
 				case ix.Kept:
 					fmt.Printf("indexed in %v\n", time.Since(t0).Round(time.Millisecond))
 				case cmd.Flags().Changed("index"):
-					return fail("imported, but this store keeps no index (it is encrypted, or on etcd): each mount builds its own")
+					return fail("imported, but this store keeps no index (it is encrypted): each mount builds its own")
 				}
 			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&to, "to", "/", "store directory to import into")
-	c.Flags().BoolVar(&index, "index", true, "then build the search index and keep it, so that the next mount answers its first search at once (--index=false: leave it to the first mount; a store a mount holds indexes as it imports, an encrypted or etcd one keeps no index)")
+	c.Flags().BoolVar(&index, "index", true, "then build the search index and keep it, so that the next mount answers its first search at once (--index=false: leave it to the first mount; a store a mount holds indexes as it imports, an encrypted one keeps no index)")
 	return c
 }
 

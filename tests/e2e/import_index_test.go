@@ -25,9 +25,6 @@ func TestImportIndex(t *testing.T) {
 	check(t, os.WriteFile(filepath.Join(src, "rare.md"), []byte("the only nightjar here\n"), 0o644))
 
 	t.Run("kept", func(t *testing.T) {
-		if onEtcd() {
-			t.Skip("a store on etcd keeps no index snapshot: each mount builds (the encrypted case below is the same refusal)")
-		}
 		plain := t.TempDir()
 		mustRun(t, "import", src, "--index=false", "--data", plain)
 		if _, err := os.Stat(filepath.Join(plain, "index")); err == nil {

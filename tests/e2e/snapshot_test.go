@@ -68,17 +68,15 @@ func TestIndexSnapshotAfterKill(t *testing.T) {
 	check(t, os.MkdirAll(filepath.Dir(logPath), 0o755))
 	check(t, os.WriteFile(logPath, []byte(`{"user":"alice","text":"first turn about the river"}`+"\n"), 0o644))
 	snap := filepath.Join(data, "index", "views.snap")
-	if !onEtcd() {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if _, err := os.Stat(snap); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no index snapshot 20 s after the writes\nstderr: %s", m.stderr.String())
-			}
-			time.Sleep(50 * time.Millisecond)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(snap); err == nil {
+			break
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no index snapshot 20 s after the writes\nstderr: %s", m.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	// The changes, killed part way: rewrites, removals, renames, new
 	// files, appends, a directory moved into /archive.
@@ -122,7 +120,7 @@ func TestIndexSnapshotAfterKill(t *testing.T) {
 	m = startMountEnv(t, env, data, mnt)
 	got := searchAll(t, data)
 	m.stop(t, syscall.SIGTERM)
-	if !onEtcd() && !strings.Contains(m.stderr.String()+m.stdout.String(), "from its snapshot") {
+	if !strings.Contains(m.stderr.String()+m.stdout.String(), "from its snapshot") {
 		t.Fatalf("the mount after the kill did not start from the snapshot\nstderr: %s", m.stderr.String())
 	}
 	r := mustRun(t, "fsck", "--data", data, "--reindex")
