@@ -133,11 +133,18 @@ func TestIndexSnapshotAfterKill(t *testing.T) {
 	if strings.Contains(m.stderr.String(), "from its snapshot") {
 		t.Fatalf("the mount after fsck --reindex read a snapshot\nstderr: %s", m.stderr.String())
 	}
+	sameSearches(t, got, want, "after the kill", "a build from the store")
+}
+
+// sameSearches fails t unless every search of want (searchAll's) answered
+// the same in got, and some found something.
+func sameSearches(t *testing.T, got, want map[string][]string, gotWhat, wantWhat string) {
+	t.Helper()
 	n := 0
 	for q, w := range want {
 		n += len(w)
 		if !reflect.DeepEqual(got[q], w) {
-			t.Errorf("search %q after the kill:\n got %q\nwant %q (a build from the store)", q, got[q], w)
+			t.Errorf("search %q %s:\n got %q\nwant %q (%s)", q, gotWhat, got[q], w, wantWhat)
 		}
 	}
 	if n == 0 {
