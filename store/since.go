@@ -63,6 +63,9 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 	var v uint64
 	st, settles := vkv.(backend.Settler)
 	if settles && s.shared {
+		// A write and its return through the watch: round trips to the
+		// cluster, not events in flight, which wait is meant for.
+		deadline = time.Now().Add(max(wait, sharedSettle))
 		// Other hosts' commits: those up to the mark's version are
 		// delivered once the watch has delivered the mark (Delivered,
 		// below). This host's: a commit before the mark ran under mu
@@ -93,6 +96,9 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 	}
 	return v, true
 }
+
+// sharedSettle is the least Settled waits on a shared store.
+const sharedSettle = 2 * time.Second
 
 // Since is what ChangedSince found.
 type Since struct {
