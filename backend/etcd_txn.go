@@ -2,6 +2,7 @@ package backend
 
 import (
 	"bytes"
+	mvccpb "go.etcd.io/etcd/api/v3/mvccpb"
 	"sort"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -172,18 +173,34 @@ func prefixEnd(p string) string {
 // Scan merges etcd's keys at the snapshot, a page at a time, with the
 // transaction's pending writes, in key order.
 func (t *etcdTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []byte) bool) error {
+	return t.scan(prefix, start, nil, keysOnly, fn)
+}
+
+// ScanRefTo is Scan with values, ending before end (backend.ScanRefTo):
+// the pages asked for stop there too. etcd 3.4 walks its index from a
+// page's first key to the range's end for every page, whatever its limit,
+// so a scan of a few keys at the start of a large prefix that runs to the
+// prefix's end costs as much as reading all of it.
+func (t *etcdTxn) ScanRefTo(prefix, start, end []byte, fn func(key, val []byte) bool) error {
+	return t.scan(prefix, start, end, false, fn)
+}
+
+func (t *etcdTxn) scan(prefix, start, end []byte, keysOnly bool, fn func(key, val []byte) bool) error {
 	lo := prefix
 	if bytes.Compare(start, prefix) > 0 {
 		lo = start
 	}
 	from := t.e.data + string(lo)
 	to := prefixEnd(t.e.data + string(prefix))
+	if end != nil && t.e.data+string(end) < to {
+		to = t.e.data + string(end)
+	}
 	if from >= to {
 		return nil
 	}
 	var pend []string // pending writes in range, in order
 	for k := range t.buf {
-		if bytes.HasPrefix([]byte(k), prefix) && k >= string(lo) {
+		if bytes.HasPrefix([]byte(k), prefix) && k >= string(lo) && (end == nil || k < string(end)) {
 			pend = append(pend, k)
 		}
 	}
@@ -209,15 +226,26 @@ func (t *etcdTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []b
 		}
 		return nil
 	}
-	opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(t.e.o.PageSize))}
+	// Pages of PageSize keys, growing (up to 32 times) while the values
+	// are small: every page costs etcd 3.4 a walk of its index to the
+	// range's end (ScanRefTo), and a scan of small values (directory
+	// entries, inodes) in pages of a few hundred keys was quadratic.
+	page := int64(t.e.o.PageSize)
 	if keysOnly {
-		opts = append(opts, clientv3.WithKeysOnly())
+		page *= 32
 	}
 	next := from
 	for {
+		opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(page)}
+		if keysOnly {
+			opts = append(opts, clientv3.WithKeysOnly())
+		}
 		resp, err := t.get(next, opts...)
 		if err != nil {
 			return err
+		}
+		if size := respBytes(resp.Kvs); size < scanPageBytes/2 && page < 32*int64(t.e.o.PageSize) {
+			page *= 2
 		}
 		for _, kv := range resp.Kvs {
 			k := string(kv.Key[len(t.e.data):])
@@ -258,4 +286,16 @@ func (t *etcdTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []b
 		t.bytes += len(from) + len(to) + cmpOverhead
 	}
 	return nil
+}
+
+// scanPageBytes is about the most a scan's page grows to hold.
+const scanPageBytes = 1 << 20
+
+// respBytes is the size of a page's keys and values.
+func respBytes(kvs []*mvccpb.KeyValue) int {
+	n := 0
+	for _, kv := range kvs {
+		n += len(kv.Key) + len(kv.Value)
+	}
+	return n
 }

@@ -1,5 +1,7 @@
 package backend
 
+import "bytes"
+
 // KV is an ordered, transactional key-value store.
 type KV interface {
 	// View runs fn in a read-only snapshot.
@@ -40,6 +42,23 @@ func ScanRef(t Txn, prefix, start []byte, fn func(key, val []byte) bool) error {
 		return r.ScanRef(prefix, start, fn)
 	}
 	return t.Scan(prefix, start, false, fn)
+}
+
+// ScanRefTo is ScanRef over the keys before end (nil: to the prefix's
+// end). A KV that reads a range in pages (etcd) asks for no more than
+// that.
+func ScanRefTo(t Txn, prefix, start, end []byte, fn func(key, val []byte) bool) error {
+	if r, ok := t.(interface {
+		ScanRefTo(prefix, start, end []byte, fn func(key, val []byte) bool) error
+	}); ok {
+		return r.ScanRefTo(prefix, start, end, fn)
+	}
+	return ScanRef(t, prefix, start, func(k, v []byte) bool {
+		if end != nil && bytes.Compare(k, end) >= 0 {
+			return false
+		}
+		return fn(k, v)
+	})
 }
 
 // Batch collects writes for bulk loading.

@@ -374,3 +374,54 @@ func TestKVKeysSince(t *testing.T) {
 		run(t, openEtcdKV(t, sharedEtcd(t), testPrefix(t), func(o *EtcdOptions) { o.PageSize = 2 }))
 	})
 }
+
+// TestKVScanRefTo: a scan with an end gives the keys from start up to
+// (not including) end, the transaction's own writes merged in.
+func TestKVScanRefTo(t *testing.T) {
+	forEachKV(t, func(t *testing.T, kv KV) {
+		mustUpdate(t, kv, func(tx Txn) error {
+			for i := range 60 {
+				if err := tx.Set([]byte(fmt.Sprintf("r/%02d", i)), []byte{byte(i)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		collect := func(tx Txn, end []byte) (keys []string) {
+			err := ScanRefTo(tx, []byte("r/"), []byte("r/10"), end, func(k, v []byte) bool {
+				keys = append(keys, string(k))
+				return true
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return keys
+		}
+		check := func(what string, got []string, want ...string) {
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %q, want %q", what, got, want)
+			}
+		}
+		if err := kv.View(func(tx Txn) error {
+			check("to r/14", collect(tx, []byte("r/14")), "r/10", "r/11", "r/12", "r/13")
+			if n := len(collect(tx, nil)); n != 50 {
+				t.Errorf("to the prefix's end: %d keys, want 50", n)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		mustUpdate(t, kv, func(tx Txn) error {
+			if err := tx.Delete([]byte("r/11")); err != nil {
+				return err
+			}
+			for _, k := range []string{"r/12a", "r/14", "r/14a"} {
+				if err := tx.Set([]byte(k), []byte("x")); err != nil {
+					return err
+				}
+			}
+			check("to r/14, with the transaction's writes", collect(tx, []byte("r/14")), "r/10", "r/12", "r/12a", "r/13")
+			return nil
+		})
+	})
+}

@@ -204,7 +204,7 @@ func scanRange(t backend.Txn, prefix byte, inos []uint64, fn func(k int, v []byt
 	last := inos[len(inos)-1]
 	k := 0
 	start := binary.BigEndian.AppendUint64([]byte{prefix}, inos[0])
-	return backend.ScanRef(t, []byte{prefix}, start, func(key, val []byte) bool {
+	return backend.ScanRefTo(t, []byte{prefix}, start, afterIno(prefix, last), func(key, val []byte) bool {
 		if len(key) != 9 {
 			return true
 		}
@@ -217,6 +217,14 @@ func scanRange(t backend.Txn, prefix byte, inos []uint64, fn func(k int, v []byt
 		}
 		return ino < last
 	})
+}
+
+// afterIno is the first key of prefix past those of ino (nil: none).
+func afterIno(prefix byte, ino uint64) []byte {
+	if ino == ^uint64(0) {
+		return nil
+	}
+	return binary.BigEndian.AppendUint64([]byte{prefix}, ino+1)
 }
 
 // scanContent reads the chunks of the memories of ms that keep their
@@ -232,7 +240,8 @@ func (s *Store) scanContent(t backend.Txn, ms []Scanned, limit int) error {
 	}
 	for k := 0; k < len(own); {
 		again := false
-		err := backend.ScanRef(t, []byte{backend.PrefixChunk}, backend.ChunkKey(own[k].Ino, 0), func(key, val []byte) bool {
+		end := afterIno(backend.PrefixChunk, own[len(own)-1].Ino)
+		err := backend.ScanRefTo(t, []byte{backend.PrefixChunk}, backend.ChunkKey(own[k].Ino, 0), end, func(key, val []byte) bool {
 			if len(key) != 13 {
 				return true
 			}
