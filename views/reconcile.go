@@ -91,6 +91,7 @@ func (e *Engine) loadSnapshot() bool {
 		// embedding a stop or a new model left undone still gets it.
 		e.cat.eachIno(e.emb.enqueue)
 	}
+	e.warmAttrs(since.Changed)
 	changes := e.sinceChanges(since, l.maps.Dirs)
 	e.applyBatch(changes)
 	if len(changes) > 0 {

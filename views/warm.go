@@ -91,3 +91,29 @@ func changedInos(cs []store.Change) []uint64 {
 	}
 	return inos
 }
+
+// warmAttrs reads the inodes of inos into the store's cache, warmWorkers
+// at a time, on a shared store: a start from a snapshot looks at the
+// inode of each node changed since, which on etcd was a round trip each,
+// one after another (1,000 memories whose records changed: 1.2 s).
+func (e *Engine) warmAttrs(inos []uint64) {
+	if !e.st.Shared() || len(inos) < warmWorkers {
+		return
+	}
+	work := make(chan uint64)
+	var wg sync.WaitGroup
+	for range warmWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ino := range work {
+				e.st.Attr(ino)
+			}
+		}()
+	}
+	for _, ino := range inos {
+		work <- ino
+	}
+	close(work)
+	wg.Wait()
+}
