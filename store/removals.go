@@ -60,6 +60,11 @@ func (s *Store) openRemovals() error {
 		return nil
 	}
 	now := vkv.Version()
+	if _, shared := vkv.(backend.Settler); shared && now == 0 {
+		// The cluster did not answer: the log is not trusted at all (a
+		// walk finds removals) until a start can say from when.
+		return s.kv.Update(func(t backend.Txn) error { return t.Delete(removalsSinceKey) })
+	}
 	var closedAt uint64
 	err := vkv.KeysSince(removalsClosedKey, 0, func(k []byte, v uint64) error {
 		if bytes.Equal(k, removalsClosedKey) {
