@@ -53,7 +53,9 @@ func (s *Store) versioned() (backend.Versioned, bool) {
 // every commit at or below it have been delivered to Options.OnChange:
 // a handler that has applied every event it was given reflects the store
 // as of at least that version. It reports false when the store is not
-// Versioned, or when events kept arriving for longer than wait.
+// Versioned, or when events kept arriving for longer than wait; a shared
+// store's also when it is read-only (settling writes a key) or when its
+// watch did not bring that key back within wait (at least sharedSettle).
 func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 	vkv, ok := s.versioned()
 	if !ok {
@@ -62,6 +64,9 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 	deadline := time.Now().Add(wait)
 	var v uint64
 	st, settles := vkv.(backend.Settler)
+	if settles && s.shared && s.opts.ReadOnly {
+		return 0, false // settling writes a key: not from a read-only store
+	}
 	if settles && s.shared {
 		// A write and its return through the watch: round trips to the
 		// cluster, not events in flight, which wait is meant for.
