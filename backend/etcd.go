@@ -11,7 +11,8 @@ package backend
 // View reads at one revision: the first read is linearizable and pins the
 // revision it answered at; every later read (and every page of a scan)
 // asks for that revision (WithRev), so a View is one snapshot. Scans are
-// paginated (WithLimit, PageSize keys a request), so a big prefix never
+// paginated (WithLimit, PageSize keys a request, up to 32 times that
+// while the values are small: etcd_txn.go), so a big prefix never
 // makes one huge response.
 //
 // Update is an optimistic transaction, in the manner of JuiceFS's tkv on

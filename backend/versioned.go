@@ -10,8 +10,9 @@ import (
 // KV (the views' persisted index, views/snapshot.go) records the version
 // it was built at and later asks only for what changed since.
 //
-// Badger implements it (its commit timestamps); etcd does not here (a
-// shared store's hosts rebuild what they derive).
+// Badger implements it (its commit timestamps), and etcd (its revisions,
+// etcd_versioned.go), which is also a Settler: other hosts' commits reach
+// a host through its watch, later than they are numbered.
 type Versioned interface {
 	// Version is the version of the last committed write, 0 for an empty
 	// store. Every write committed before the call has a version at or
