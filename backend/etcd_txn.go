@@ -177,10 +177,11 @@ func (t *etcdTxn) Scan(prefix, start []byte, keysOnly bool, fn func(key, val []b
 }
 
 // ScanRefTo is Scan with values, ending before end (backend.ScanRefTo):
-// the pages asked for stop there too. etcd 3.4 walks its index from a
-// page's first key to the range's end for every page, whatever its limit,
-// so a scan of a few keys at the start of a large prefix that runs to the
-// prefix's end costs as much as reading all of it.
+// the pages asked for stop there too. etcd walks its index from a page's
+// first key to the range's end for every page, whatever its limit (to
+// count the range: etcd-io/etcd#11057, #16510), so a scan of a few keys
+// at the start of a large prefix that runs to the prefix's end costs as
+// much as reading all of it.
 func (t *etcdTxn) ScanRefTo(prefix, start, end []byte, fn func(key, val []byte) bool) error {
 	return t.scan(prefix, start, end, false, fn)
 }
@@ -227,7 +228,7 @@ func (t *etcdTxn) scan(prefix, start, end []byte, keysOnly bool, fn func(key, va
 		return nil
 	}
 	// Pages of PageSize keys, growing (up to 32 times) while the values
-	// are small: every page costs etcd 3.4 a walk of its index to the
+	// are small: every page costs etcd a walk of its index to the
 	// range's end (ScanRefTo), and a scan of small values (directory
 	// entries, inodes) in pages of a few hundred keys was quadratic.
 	page := int64(t.e.o.PageSize)

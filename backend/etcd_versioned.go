@@ -20,8 +20,9 @@ import (
 // waits until the watch has handed on the event of that put (Delivered):
 // the watch delivers in revision order, so every commit before it has
 // been delivered then. (etcd's own progress notifications would do
-// without the put, but the 3.4 servers Debian ships may send one for a
-// watch that has not caught up.)
+// without the put, but a 3.4.23 server, Debian's, may send one with a
+// revision its stream has not reached: etcd-io/etcd#15220, fixed in
+// later 3.4 releases.)
 
 // Settler is implemented by a Versioned KV that other clients change too
 // (etcd): Mark writes a key of this client's and returns the version of
@@ -77,7 +78,7 @@ func (e *etcdKV) Version() uint64 {
 	defer cancel()
 	resp, err := e.cli.Get(ctx, e.meta+"version", clientv3.WithCountOnly())
 	if err != nil {
-		e.mapErr(err)
+		e.mapErr(err) // for its record of an outage (etcd_health.go)
 		return 0
 	}
 	return uint64(resp.Header.Revision)

@@ -79,9 +79,9 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 		if err != nil {
 			return 0, false
 		}
-		s.mu.Lock()
-		v = mark
+		s.mu.Lock() // a barrier: the commits before the mark are done
 		s.mu.Unlock()
+		v = mark
 	} else {
 		// Every commit runs under mu and records its events there (a bulk
 		// batch counts itself in delivering before its first write): with mu
