@@ -45,6 +45,7 @@ func memTurns(st *store.Store, in store.Info) ([]turn, error) {
 		return nil, err
 	}
 	var out []turn
+	jsonLog := memory.IsJSONLog(base)
 	for n, line := range bytes.Split(b, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -55,7 +56,7 @@ func memTurns(st *store.Store, in store.Info) ([]turn, error) {
 			users = []string{r.Owner}
 		}
 		out = append(out, turn{name: fmt.Sprintf("%s#L%d", base, n+1), src: fmt.Sprintf("%s#L%d", in.Path, n+1),
-			speaker: l.Speaker, users: users, unsure: in.Unsure() && r.Owner == "", body: strings.TrimSpace(l.Body)})
+			speaker: l.Speaker, users: users, unsure: (in.Unsure() || l.Unsure(jsonLog)) && r.Owner == "", body: strings.TrimSpace(l.Body)})
 	}
 	return out, nil
 }

@@ -71,8 +71,8 @@ func Unparsed(name string, head []byte) error {
 		}
 		return nil
 	}
-	first, rest, ok := cutLine(head)
-	if !ok || strings.TrimRight(string(first), " \t\r") != "---" {
+	rest, _, ok := frontMatterOpen(head)
+	if !ok {
 		return nil
 	}
 	if _, _, closed := frontMatterEnd(head, rest); closed {

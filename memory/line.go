@@ -3,6 +3,7 @@ package memory
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,7 +24,30 @@ type Line struct {
 	Extra map[string]any `json:"extra,omitempty"`
 	// JSON: the line is a JSON object.
 	JSON bool `json:"json"`
+	// Unreadable: the line starts as a JSON object but cannot be read as
+	// one (not valid JSON, over MaxLine), or it names its users
+	// ambiguously (a user key twice, in two spellings, or one set at the
+	// top and another under "metadata"): whom it names is unknown, and
+	// isolation hides it (Unsure).
+	Unreadable bool `json:"unreadable,omitempty"`
 }
+
+// IsJSONLog reports a log whose every line is a JSON object (.jsonl,
+// .ndjson), as against a .log of text entries.
+func IsJSONLog(name string) bool {
+	switch ext(name) {
+	case ".jsonl", ".ndjson":
+		return true
+	}
+	return false
+}
+
+// Unsure reports whether nobody can tell whom line l of a log names: it is
+// Unreadable, or it is not a JSON object in a JSON log (jsonLog), such as
+// one line of an object written over several. A user's view of a shared
+// log leaves such a line out (it fails closed, as a file whose front
+// matter cannot be read is hidden).
+func (l Line) Unsure(jsonLog bool) bool { return l.Unreadable || jsonLog && !l.JSON }
 
 // MaxLine is the longest line whose JSON is parsed; a longer one is all
 // body.
@@ -45,15 +69,48 @@ var (
 // 10:00:00 ...", "[2024-05-01 10:00] ...") gets it as Created.
 func ParseLine(line []byte) Line {
 	t := bytes.TrimSpace(line)
-	if len(t) > 0 && t[0] == '{' && len(t) <= MaxLine {
+	object := len(t) > 0 && t[0] == '{'
+	if object && len(t) <= MaxLine {
 		var obj map[string]any
 		if err := json.Unmarshal(t, &obj); err == nil {
-			return lineFromObject(obj)
+			l := lineFromObject(obj)
+			l.Unreadable = l.Unreadable || userKeyTwice(t)
+			return l
 		}
 	}
-	l := Line{Body: string(t)}
+	l := Line{Body: string(t), Unreadable: object}
 	l.Created, l.Body = leadingTime(l.Body)
 	return l
+}
+
+// userKeyTwice reports a JSON object whose top level holds a user key
+// (lineUserKeys) twice: json.Unmarshal keeps the last, another reader
+// may keep the first.
+func userKeyTwice(t []byte) bool {
+	if bytes.Count(bytes.ToLower(t), []byte(`"user`)) < 2 {
+		return false // the common case, without a second parse
+	}
+	d := json.NewDecoder(bytes.NewReader(t))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return true
+		}
+		k, _ := tok.(string)
+		if seen[k] && slices.Contains(lineUserKeys, strings.ToLower(k)) {
+			return true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func lineFromObject(obj map[string]any) Line {
@@ -85,6 +142,30 @@ func lineFromObject(obj map[string]any) Line {
 		if k := lower[n]; k != "" {
 			used[k] = true
 			l.Users = append(l.Users, list(obj[k])...)
+		}
+	}
+	// A user key in two spellings ("User" and "user"), or users also
+	// named under "metadata" (as a .json file may name them) that differ
+	// from the top level's: whose the line is cannot be told.
+	for _, k := range keys {
+		if lk := strings.ToLower(k); slices.Contains(lineUserKeys, lk) && lower[lk] != k {
+			l.Unreadable = true
+		}
+	}
+	if k := lower["metadata"]; k != "" {
+		if md, ok := obj[k].(map[string]any); ok {
+			var inner []string
+			for mk, v := range md {
+				if slices.Contains(lineUserKeys, strings.ToLower(mk)) {
+					inner = append(inner, list(v)...)
+				}
+			}
+			switch {
+			case len(l.Users) == 0:
+				l.Users = inner
+			case len(inner) > 0 && !sameSet(l.Users, inner):
+				l.Unreadable = true
+			}
 		}
 	}
 	if v, ok := get(lineSpeakerKeys); ok {
@@ -222,4 +303,19 @@ func leadingTime(s string) (*time.Time, string) {
 		return &t, strings.TrimLeft(body, " \t:-|]")
 	}
 	return nil, s
+}
+
+// sameSet reports whether a and b hold the same values.
+func sameSet(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			return false
+		}
+	}
+	return true
 }

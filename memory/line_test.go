@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +133,42 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("body not UTF-8: %q", l.Body)
 		}
 	})
+}
+
+// TestLineUnsure: a line of a JSON log whose users cannot be told —
+// not a JSON object (a piece of one written over several lines), cut
+// off, a user key twice or in two spellings, users at the top and
+// other users under "metadata" — is Unsure; users under "metadata"
+// alone count.
+func TestLineUnsure(t *testing.T) {
+	for _, c := range []struct {
+		line    string
+		jsonLog bool
+		unsure  bool
+		users   []string
+	}{
+		{`{"user":"bob","text":"x"}`, true, false, []string{"bob"}},
+		{`{"text":"public"}`, true, false, nil},
+		{`  "user": "bob",`, true, true, nil},
+		{`  "text": "pretty printed secret"`, true, true, nil},
+		{`}`, true, true, nil},
+		{`plain text entry`, false, false, nil},
+		{`{"user":"bob","text":"cut`, true, true, nil},
+		{`{"user":"bob","text":"cut`, false, true, nil},
+		{`{"user":"bob","user":"alice","text":"x"}`, true, true, []string{"alice"}},
+		{`{"User":"bob","user":"alice","text":"x"}`, true, true, nil},
+		{`{"users":["a"],"user":"a","text":"x"}`, true, false, []string{"a"}},
+		{`{"metadata":{"user":"bob"},"text":"x"}`, true, false, []string{"bob"}},
+		{`{"user":"alice","metadata":{"user":"bob"},"text":"x"}`, true, true, nil},
+		{`{"user":"bob","metadata":{"users":["bob"]},"text":"x"}`, true, false, []string{"bob"}},
+		{`["an","array"]`, true, true, nil},
+	} {
+		l := ParseLine([]byte(c.line))
+		if l.Unsure(c.jsonLog) != c.unsure {
+			t.Errorf("%s (json log %v): unsure %v, want %v", c.line, c.jsonLog, l.Unsure(c.jsonLog), c.unsure)
+		}
+		if !c.unsure && !slices.Equal(l.Users, c.users) {
+			t.Errorf("%s: users %q, want %q", c.line, l.Users, c.users)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -79,19 +80,55 @@ func (q quiet) Unwrap() error { return q.err }
 
 func errQuiet(err error) error { return quiet{err} }
 
+// keyLine is a block whose first line that says something starts as a
+// YAML key ("user:").
+var keyLine = regexp.MustCompile(`^(?:[ \t\r]*\n)*[ \t]*[\p{L}_][\p{L}\p{N}_-]*[ \t]*:`)
+
+// frontMatterOpen finds the line opening front matter: the first line,
+// after a UTF-8 byte order mark if there is one, or the first after blank
+// lines (late: what follows is front matter only if it reads as a map).
+// It returns the lines after it, or ok false when there is none.
+func frontMatterOpen(content []byte) (rest []byte, late, ok bool) {
+	b := bytes.TrimPrefix(content, []byte("\xef\xbb\xbf"))
+	for {
+		first, next, more := cutLine(b)
+		switch t := strings.TrimRight(string(first), " \t\r"); {
+		case t == "---" && more:
+			return next, late, true
+		case t == "" && more:
+			b, late = next, true
+		default:
+			return nil, false, false
+		}
+	}
+}
+
 func parseFrontMatter(content []byte, m *Meta) (int, error) {
-	first, rest, ok := cutLine(content)
-	if !ok || strings.TrimRight(string(first), " \t\r") != "---" {
+	rest, late, ok := frontMatterOpen(content)
+	if !ok {
 		return 0, nil
 	}
 	yamlEnd, end, closed := frontMatterEnd(content, rest)
 	if !closed {
+		if late {
+			return 0, nil // a rule after blank lines, never closed: text
+		}
 		return 0, fmt.Errorf("front matter starts with --- but is never closed by a --- line%w", errQuiet(errUnreadable))
 	}
 	yml := content[len(content)-len(rest) : yamlEnd]
+	if late && !keyLine.Match(yml) {
+		return 0, nil // text between two rules after blank lines
+	}
 	kv, err := decodeYAML(yml)
 	if err != nil {
+		// After blank lines too, once it starts as keys: whom it names
+		// cannot be told, and isolation fails closed.
 		return end, fmt.Errorf("front matter is not valid YAML: %v%w", yamlMsg(err), errQuiet(errUnreadable))
+	}
+	if md, ok := kv["metadata"].(map[string]any); ok {
+		for k, v := range md { // as in a JSON memory (parseJSON)
+			kv[k] = v
+		}
 	}
 	if errs := m.fromMap(kv); len(errs) > 0 {
 		return end, fmt.Errorf("front matter: %s", strings.Join(errs, "; "))

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -117,6 +118,39 @@ func TestJSONAndYAMLAgreeOnKeys(t *testing.T) {
 			if !reflect.DeepEqual(y.Meta, j.Meta) || reflect.DeepEqual(j.Meta, Meta{}) {
 				t.Errorf("%s: YAML gives %+v, JSON %+v", name, y.Meta, j.Meta)
 			}
+		}
+	}
+}
+
+// TestFrontMatterWhereverItOpens: front matter after a byte order mark,
+// or after blank lines, is read (whom a memory names must not depend on
+// an invisible byte); text between two rules after blank lines is body;
+// a block after blank lines that starts as keys but cannot be read is
+// Unreadable (isolation fails closed); users under "metadata" count as in
+// a JSON memory.
+func TestFrontMatterWhereverItOpens(t *testing.T) {
+	for _, c := range []struct {
+		name, in   string
+		users      []string
+		unreadable bool
+		body       string
+	}{
+		{"bom", "\xef\xbb\xbf---\nuser: bob\n---\nsecret\n", []string{"bob"}, false, "secret\n"},
+		{"blank lines", "\n  \n---\nuser: bob\n---\nsecret\n", []string{"bob"}, false, "secret\n"},
+		{"bom and blank", "\xef\xbb\xbf\r\n---\r\nusers: [bob, carol]\r\n---\r\nsecret\n", []string{"bob", "carol"}, false, "secret\n"},
+		{"rules around text", "\n---\nSome text: with a colon here: and more\n---\n", nil, false, "\n---\nSome text: with a colon here: and more\n---\n"},
+		{"rules around a sentence", "\n---\njust words\n---\n", nil, false, "\n---\njust words\n---\n"},
+		{"rule never closed", "\n---\nuser: bob\n", nil, false, "\n---\nuser: bob\n"},
+		{"late and broken", "\n---\nuser: [bob\n---\nsecret\n", nil, true, "secret\n"},
+		{"metadata map", "---\nmetadata: {user: bob}\n---\nsecret\n", []string{"bob"}, false, "secret\n"},
+	} {
+		p := Parse("a.md", []byte(c.in))
+		if !slices.Equal(p.Meta.Users, c.users) || p.Unreadable != c.unreadable || c.in[p.BodyOffset:] != c.body {
+			t.Errorf("%s: users %q unreadable %v body %q (err %v), want %q %v %q", c.name, p.Meta.Users, p.Unreadable,
+				c.in[p.BodyOffset:], p.Err, c.users, c.unreadable, c.body)
+		}
+		if large := ParseLarge("a.md", []byte(c.in)); c.users != nil && !large.Unreadable {
+			t.Errorf("%s: over MaxParse, front matter is not reported unparsed", c.name)
 		}
 	}
 }

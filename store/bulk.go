@@ -80,7 +80,7 @@ func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
 	rec := &Record{Version: 1, Modified: mtime, Owner: b.owner}
 	rec.applyParse(memory.Parse(name, data))
 	if isLogName(name) {
-		rec.applyLines(scanBytes(0, data))
+		rec.applyLines(scanBytes(memory.IsJSONLog(name), 0, data))
 	}
 	if b.owner == s.opts.User {
 		s.claim(rec) // written by the store's user, not by maintenance

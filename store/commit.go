@@ -246,7 +246,7 @@ func (s *Store) planCommit(f *openFile) (commitPlan, error) {
 		if r, err := s.storedRecord(f.ino); err == nil && f.appendOnly && r.LinesAt <= f.committedSize && !r.LinesUnknown {
 			from = r.LinesAt
 		}
-		sc := s.scanLines(f, from, p.size)
+		sc := s.scanLines(f, p.name, from, p.size)
 		p.lines = &sc
 	}
 	if p.toKV, err = s.ptCommitTemp(f, i, p.size); err != nil {

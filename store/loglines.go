@@ -52,9 +52,9 @@ type lineScan struct {
 	tooBig    bool
 }
 
-// scanLines reads the complete lines of the log f from from to size.
-// Caller holds f.mu.
-func (s *Store) scanLines(f *openFile, from, size uint64) lineScan {
+// scanLines reads the complete lines of the log f, named name, from from
+// to size. Caller holds f.mu.
+func (s *Store) scanLines(f *openFile, name string, from, size uint64) lineScan {
 	sc := lineScan{from: from, end: from}
 	if size <= from {
 		return sc
@@ -69,11 +69,27 @@ func (s *Store) scanLines(f *openFile, from, size uint64) lineScan {
 		sc.tooBig = true // unread: fail closed
 		return sc
 	}
-	return scanBytes(from, b[:n])
+	return scanBytes(memory.IsJSONLog(name), from, b[:n])
 }
 
-// scanBytes is scanLines of the bytes b, which start at from.
-func scanBytes(from uint64, b []byte) lineScan {
+// unsureLine stands for the users of a line nobody can tell whose it is
+// (memory.Line.Unsure): no user is it, so such a line is in no user's
+// view of a shared log, and the log is partial for every user.
+const unsureLine = "\x00"
+
+// lineUsers returns the users a line of a log names, in a JSON log when
+// jsonLog: unsureLine for a line whose users cannot be told.
+func lineUsers(jsonLog bool, line []byte) []string {
+	l := memory.ParseLine(line)
+	if l.Unsure(jsonLog) {
+		return []string{unsureLine}
+	}
+	return l.Users
+}
+
+// scanBytes is scanLines of the bytes b, which start at from, of a JSON
+// log when jsonLog.
+func scanBytes(jsonLog bool, from uint64, b []byte) lineScan {
 	sc := lineScan{from: from, end: from}
 	if uint64(len(b)) > lineScanMax {
 		sc.tooBig = true
@@ -88,7 +104,7 @@ func scanBytes(from uint64, b []byte) lineScan {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if us := memory.ParseLine(line).Users; len(us) == 0 {
+		if us := lineUsers(jsonLog, line); len(us) == 0 {
 			sc.public = true
 		} else {
 			for _, u := range us {
@@ -183,7 +199,10 @@ func (s *Store) partialOf(ino uint64) ([]byte, bool, error) {
 		return nil, true, err
 	}
 	s.icMu.RLock()
-	size := i.Size
+	size, jsonLog := i.Size, false
+	for _, l := range i.Links {
+		jsonLog = jsonLog || memory.IsJSONLog(l.Name) // any of its names: fail closed
+	}
 	s.icMu.RUnlock()
 	if size > lineScanMax {
 		return nil, true, nil // too large to show in part: nothing of it
@@ -198,7 +217,7 @@ func (s *Store) partialOf(ino uint64) ([]byte, bool, error) {
 		if len(line) == 0 || line[len(line)-1] != '\n' {
 			continue // an unfinished last line is nobody's yet
 		}
-		if t := bytes.TrimSpace(line); len(t) == 0 || lineVisible(memory.ParseLine(t).Users, u) {
+		if t := bytes.TrimSpace(line); len(t) == 0 || lineVisible(lineUsers(jsonLog, t), u) {
 			out = append(out, line...)
 		}
 	}

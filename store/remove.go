@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -58,7 +59,10 @@ func (s *Store) removeOnce(dir uint64, name string) (string, error) {
 			s.vacate(dir, name, ino) // a file created here soon goes on with it (saves.go)
 			return p, nil
 		}
-		s.log.Printf("mnemofs: moving %s to the trash failed, deleting it: %v", name, err)
+		// The memory stays: a removal that was to keep it in the trash
+		// never destroys it instead.
+		s.log.Printf("mnemofs: moving %s to the trash failed, so it is not removed: %v", name, err)
+		return "", syscall.EIO
 	}
 	return "", s.unlink(dir, name, i)
 }
@@ -81,6 +85,12 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 		return "", err
 	}
 	tdir, err := s.mkdirAll(TrashDir+path.Dir(orig), Owner{i.Uid, i.Gid})
+	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.EACCES) {
+		// Something not a directory where one of the trash would be
+		// (written there by hand): the memory goes below a directory of
+		// its own instead, and where it came from is in its record.
+		tdir, err = s.mkdirAll(TrashDir+"/"+s.now().UTC().Format("20060102T150405.000000000")+path.Dir(orig), Owner{i.Uid, i.Gid})
+	}
 	if err != nil {
 		return "", err
 	}

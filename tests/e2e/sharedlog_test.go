@@ -129,3 +129,53 @@ func TestLargeSharedLogPerLine(t *testing.T) {
 	}
 	m.stop(t, syscall.SIGTERM)
 }
+
+// TestSharedLogUnsureLines: a line of a shared log whose users cannot be
+// told (a JSON object written over several lines, a cut-off line, a user
+// key twice) is in no user's view of it, nor in search; users under
+// "metadata" count; front matter after a byte order mark or blank lines
+// still names its users. The operator's mount reads everything.
+func TestSharedLogUnsureLines(t *testing.T) {
+	t.Parallel()
+	data, mnt := t.TempDir(), t.TempDir()
+	p := func(rel string) string { return filepath.Join(mnt, rel) }
+	const (
+		alice  = `{"user":"alice","text":"alice line one"}`
+		pretty = "{\n  \"user\": \"bob\",\n  \"text\": \"pretty printed prettysecret\"\n}"
+		cut    = `{"user":"bob","text":"cut off cutsecret`
+		nested = `{"metadata":{"user":"bob"},"text":"nested nestsecret"}`
+		twice  = `{"user":"bob","user":"alice","text":"twice dupsecret"}`
+	)
+	whole := alice + "\n" + pretty + "\n" + cut + "\n" + nested + "\n" + twice + "\n"
+	m := startMount(t, data, mnt)
+	check(t, os.MkdirAll(p("episodic/sessions/s3"), 0o755))
+	check(t, os.WriteFile(p("episodic/sessions/s3/turns.jsonl"), []byte(whole), 0o644))
+	check(t, os.MkdirAll(p("semantic/fm"), 0o755))
+	check(t, os.WriteFile(p("semantic/fm/bom.md"), []byte("\xef\xbb\xbf---\nuser: bob\n---\nbom bomsecret\n"), 0o644))
+	check(t, os.WriteFile(p("semantic/fm/late.md"), []byte("\n---\nuser: bob\n---\nlate latesecret\n"), 0o644))
+	m.stop(t, syscall.SIGTERM)
+
+	m = startMount(t, data, mnt, "--user", "alice")
+	b, err := os.ReadFile(p("episodic/sessions/s3/turns.jsonl"))
+	check(t, err)
+	if string(b) != alice+"\n" {
+		t.Errorf("alice reads the log as:\n%s\nwant only her line", b)
+	}
+	for _, secret := range []string{"prettysecret", "cutsecret", "nestsecret", "dupsecret", "bomsecret", "latesecret"} {
+		if ents, err := os.ReadDir(p("search/" + secret)); err != nil || len(ents) > 1 { // .results alone
+			t.Errorf("alice's search/%s lists %d entries (%v)", secret, len(ents), err)
+		}
+	}
+	for _, f := range []string{"semantic/fm/bom.md", "semantic/fm/late.md"} {
+		if _, err := os.Stat(p(f)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("alice sees bob's %s: %v", f, err)
+		}
+	}
+	m.stop(t, syscall.SIGTERM)
+
+	m = startMount(t, data, mnt)
+	if b, _ := os.ReadFile(p("episodic/sessions/s3/turns.jsonl")); string(b) != whole {
+		t.Errorf("the operator reads:\n%s", b)
+	}
+	m.stop(t, syscall.SIGTERM)
+}
