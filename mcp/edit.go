@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 )
@@ -209,6 +210,12 @@ func (t *Tools) edit(p memPath, change func(string) (string, error)) error {
 		return errorf("%s is %d bytes; the memory tool edits files up to %d bytes (1 MiB): change it through the mount", p.shown, n.in.Size, MaxText)
 	}
 	ino := n.in.Ino
+	// Edits of one file take turns, from the read to the commit: two
+	// calls at once (an agent's parallel tool calls) each change what the
+	// other left, instead of writing over each other's bytes.
+	mu := &editLocks[ino%uint64(len(editLocks))]
+	mu.Lock()
+	defer mu.Unlock()
 	if err := t.st.Open(ino, false); err != nil {
 		return t.fsErr("change", p.shown, err)
 	}
@@ -241,6 +248,10 @@ func (t *Tools) edit(p memPath, change func(string) (string, error)) error {
 	}
 	return err
 }
+
+// editLocks are taken by edits of the files whose inode numbers they
+// share (by remainder): a lock a file, for a fixed cost.
+var editLocks [64]sync.Mutex
 
 // write gives ino (opened here) the content after in place of before.
 func (t *Tools) write(ino uint64, before, after string) error {
