@@ -274,3 +274,50 @@ func TestPassthroughReads(t *testing.T) {
 		t.Errorf("fsck: %v", rep.Problems)
 	}
 }
+
+// TestPassthroughTimesKept: times set on a file while it is still open
+// from its writing (cp -a, cp -p, tar x set them before the close) stay
+// once the kernel's writes are taken in, and after a remount; a write
+// after them moves mtime on, as on a disk.
+func TestPassthroughTimesKept(t *testing.T) {
+	needLocalFiles(t)
+	data := t.TempDir()
+	tf := mountAt(t, data, store.Options{ScratchAge: -1})
+	dir := tf.path("working/times")
+	must(t, os.MkdirAll(dir, 0o755))
+	set := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"small.txt", []byte("x\n")}, {"blob.txt", bytes.Repeat([]byte("big file "), 8000)}} {
+		p := filepath.Join(dir, c.name)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		must(t, err)
+		_, err = f.Write(c.data)
+		must(t, err)
+		must(t, unix.Futimes(int(f.Fd()), []unix.Timeval{unix.NsecToTimeval(set.UnixNano()), unix.NsecToTimeval(set.UnixNano())}))
+		must(t, f.Close())
+		time.Sleep(300 * time.Millisecond) // the session ends, its commit is done
+		if st, err := os.Stat(p); err != nil || !st.ModTime().Equal(set) {
+			t.Errorf("%s: mtime %v (%v) after the close, want %v", c.name, st.ModTime(), err, set)
+		}
+		// Reopened to append, the time set again before the close.
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+		must(t, err)
+		_, err = f.Write([]byte("more\n"))
+		must(t, err)
+		must(t, os.Chtimes(p, set, set))
+		must(t, f.Close())
+		time.Sleep(300 * time.Millisecond)
+		if st, err := os.Stat(p); err != nil || !st.ModTime().Equal(set) {
+			t.Errorf("%s: mtime %v (%v) after an append and a set time, want %v", c.name, st.ModTime(), err, set)
+		}
+	}
+	tf.unmount()
+	tf = mountAt(t, data, store.Options{ScratchAge: -1})
+	for _, n := range []string{"small.txt", "blob.txt"} {
+		if st, err := os.Stat(tf.path("working/times/" + n)); err != nil || !st.ModTime().Equal(set) {
+			t.Errorf("%s after a remount: mtime %v (%v), want %v", n, st.ModTime(), err, set)
+		}
+	}
+}

@@ -30,6 +30,19 @@ func (s *Store) setAttrOnce(ino uint64, c AttrChange) (Inode, error) {
 	if c.Mode == nil && c.Uid == nil && c.Gid == nil && c.Atime == nil && c.Mtime == nil {
 		return s.Attr(ino)
 	}
+	if c.Atime != nil || c.Mtime != nil {
+		// A file the kernel writes itself (a passthrough session): what
+		// it wrote before these times is taken in first, and the content
+		// file is given them too, or taking it in later (ptSync) would
+		// put the time of those writes back (cp -a, tar x: the times are
+		// set before the close).
+		if f := s.openState(ino); f != nil && f.sess.Load() != nil {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			s.ptSync(f)
+			defer s.ptTimes(f)
+		}
+	}
 	s.mu.Lock()
 	defer s.unlock()
 	if err := s.mayChange(ino); err != nil {

@@ -19,12 +19,16 @@ type Growth struct {
 	PerDayByte int64  `json:"per_day_bytes"`
 }
 
+// sizeSamples is the setting that keeps the daily sizes: a statistic,
+// whose change changes no memory (ChangedSince).
+const sizeSamples = "size.samples"
+
 // SampleSize records today's size, bytes (the memories' total), and
 // returns the growth since the latest earlier sample. Stats takes one, and
 // so does every maintenance pass (package lifecycle).
 func (s *Store) SampleSize(now time.Time, bytes int64) Growth {
 	samples := map[string]int64{}
-	if b, err := s.Setting("size.samples"); err == nil && len(b) > 0 {
+	if b, err := s.Setting(sizeSamples); err == nil && len(b) > 0 {
 		json.Unmarshal(b, &samples)
 	}
 	today := now.UTC().Format("2006-01-02")
@@ -54,7 +58,7 @@ func (s *Store) SampleSize(now time.Time, bytes int64) Growth {
 			}
 		}
 		if b, err := json.Marshal(samples); err == nil {
-			s.PutSetting("size.samples", b)
+			s.PutSetting(sizeSamples, b)
 		}
 	}
 	return g

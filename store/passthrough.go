@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/mnemofs/mnemofs/store/internal/blobfs"
@@ -366,6 +367,36 @@ func (s *Store) ptSync(f *openFile) {
 	}
 	s.icMu.Unlock()
 	s.unlock()
+}
+
+// ptTimes gives the content file of f's session the inode's times, so
+// that ptSync takes them back as they are until the kernel writes again.
+// Caller holds f.mu, not mu.
+func (s *Store) ptTimes(f *openFile) {
+	sess := f.sess.Load()
+	if sess == nil || f.blob == nil {
+		return
+	}
+	s.icMu.RLock()
+	i := s.inodes[f.ino]
+	var at, mt int64
+	if i != nil {
+		at, mt = i.Atime, i.Mtime
+	}
+	s.icMu.RUnlock()
+	if i == nil {
+		return
+	}
+	ts := []unix.Timespec{unix.NsecToTimespec(at), unix.NsecToTimespec(mt)}
+	// By its descriptor: a new file's content file has no name yet.
+	fd := "/proc/self/fd/" + strconv.Itoa(int(f.blob.Fd()))
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, fd, ts, 0); err != nil {
+		s.log.Printf("mnemofs: times of inode %d's content file: %v", f.ino, err)
+		return
+	}
+	if st, err := stampOf(f.blob); err == nil {
+		sess.seen = st
+	}
 }
 
 // syncPT is ptSync for callers that hold no lock.

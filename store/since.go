@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -177,8 +178,11 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 			return out, err
 		}
 	}
-	err = vkv.KeysSince(backend.StoreKey(settingPrefix), since, func([]byte, uint64) error {
-		out.Settings = true
+	samples := backend.StoreKey(settingPrefix + sizeSamples)
+	err = vkv.KeysSince(backend.StoreKey(settingPrefix), since, func(k []byte, _ uint64) error {
+		if !bytes.Equal(k, samples) { // a statistic, not a setting of memories
+			out.Settings = true
+		}
 		return nil
 	})
 	if err != nil {

@@ -82,3 +82,25 @@ func TestSettledShared(t *testing.T) {
 		}
 	}
 }
+
+// TestChangedSinceSettings: a day's size sample (stats, a maintenance
+// pass) is no change of setting, so a saved index stays usable; a new
+// policy is one.
+func TestChangedSinceSettings(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, Options{})
+	v, ok := s.Settled(time.Second)
+	if !ok {
+		t.Fatal("no version of the store")
+	}
+	s.SampleSize(time.Now(), 12345)
+	got, err := s.ChangedSince(v)
+	must(t, err)
+	if got.Settings {
+		t.Errorf("a size sample reads as a change of setting")
+	}
+	must(t, s.PutSetting(policySetting, []byte("version: 1\n")))
+	if got, err = s.ChangedSince(v); err != nil || !got.Settings {
+		t.Errorf("a new policy is not a change of setting: %+v, %v", got, err)
+	}
+}
