@@ -72,7 +72,7 @@ func (t *Tools) viewFile(p memPath, in store.Inode, rng []int64, hasRange bool) 
 		}
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Here's the content of %s with line numbers:", p.shown)
+	fmt.Fprintf(&sb, "Here's the content of %s with line numbers:", escape(p.shown))
 	for i := first; i <= last; i++ {
 		fmt.Fprintf(&sb, "\n%6d\t%s", i, lines[i-1])
 		if sb.Len() > MaxText {

@@ -113,5 +113,5 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 func (e *Engine) section(root, p string, ino uint64) string {
 	buf := make([]byte, 32<<10)
 	n, _ := e.st.ReadAt(ino, buf, 0)
-	return fmt.Sprintf("### %s%s\n\n%s\n\n", root, p, strings.TrimSpace(e.redactText(p, string(buf[:n]))))
+	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(e.redactText(p, string(buf[:n]))))
 }

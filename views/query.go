@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/search"
@@ -293,14 +295,25 @@ func cut(s string, n int) string {
 	return s
 }
 
+// Shown is a path or a query as a line of text shows it: as it is, or
+// quoted as a Go string when it holds control characters (a newline, a
+// tab) or is not UTF-8, so that no name can forge lines or columns of
+// .results or headings of context/.
+func Shown(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
 // ResultsText renders the .results file: rank, score, path, snippet.
 func ResultsText(q Query, rs []Result) []byte {
 	var b strings.Builder
 	hybrid := len(rs) > 0 && rs[0].Hybrid
 	if hybrid {
-		fmt.Fprintf(&b, "# query: %s\n# rank\tfused\tlexical\tvector\tpath\tsnippet\n", q.Text)
+		fmt.Fprintf(&b, "# query: %s\n# rank\tfused\tlexical\tvector\tpath\tsnippet\n", Shown(q.Text))
 	} else {
-		fmt.Fprintf(&b, "# query: %s\n# rank\tscore\tpath\tsnippet\n", q.Text)
+		fmt.Fprintf(&b, "# query: %s\n# rank\tscore\tpath\tsnippet\n", Shown(q.Text))
 	}
 	rank := func(n int) string {
 		if n == 0 {
@@ -309,7 +322,7 @@ func ResultsText(q Query, rs []Result) []byte {
 		return strconv.Itoa(n)
 	}
 	for _, r := range rs {
-		p := r.Path
+		p := Shown(r.Path)
 		if r.Line > 0 {
 			p += ":" + strconv.Itoa(int(r.Line))
 		}

@@ -117,7 +117,7 @@ func (e *Engine) turnSection(root string, r Result, f Filter, shown map[[2]uint6
 		return "" // the turn is already quoted, as another's neighbour
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s%s#L%d\n\n", root, r.Path, r.Line)
+	fmt.Fprintf(&b, "### %s#L%d\n\n", Shown(root+r.Path), r.Line)
 	n := 0
 	for _, t := range ts {
 		k := [2]uint64{r.Ino, uint64(t.Line)}
