@@ -22,7 +22,8 @@ import (
 // a fact or a plan), or the output of the operator's extraction command
 // fed the user's turns. A profile belongs to its user alone (Owner), so
 // only that user's mounts and the operator see it. Like a summary, it
-// records what it was made from (profile_source_bytes) and is rewritten,
+// records what it was made from (profile_source_bytes: the bytes of the
+// user's own turns, their links included) and is rewritten,
 // as a new version, only when that changes; one someone else wrote is
 // never touched.
 
@@ -77,6 +78,7 @@ func profilePlans(st *store.Store, mems []store.Info) []profilePlan {
 		}
 		for _, t := range ts {
 			if u := selfSpeaker(t); u != "" {
+				t.src = t.srcFor(u) // the line as u's view of a shared log numbers it
 				byUser[u] = append(byUser[u], t)
 			}
 		}
@@ -86,10 +88,17 @@ func profilePlans(st *store.Store, mems []store.Info) []profilePlan {
 		if !store.ValidName(u + ".md") {
 			continue
 		}
-		p := profilePlan{user: u, turns: ts, source: source}
+		// What the profile was made from: the user's own turns, so that
+		// nothing of other users' memories (their size, their changes)
+		// shows in it or makes a new version of it.
+		var own uint64
+		for _, t := range ts {
+			own += uint64(len(t.src) + len(t.body) + 1)
+		}
+		p := profilePlan{user: u, turns: ts, source: own}
 		if in, ok := existing[u]; ok {
 			covered, ours := profileCovers(in)
-			if !ours || covered == source {
+			if !ours || covered == own {
 				continue
 			}
 			p.update = in.Ino

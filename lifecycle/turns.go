@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,6 +26,35 @@ type turn struct {
 	users   []string // who may see it: nil, everyone
 	unsure  bool     // nobody can tell whose it is
 	body    string
+	// log, for a line of a log whose lines name their users: every
+	// line's audience, so that a link can number the line as one user's
+	// view of the log does (srcFor); n is the line's index.
+	log *logView
+	n   int
+}
+
+// logView is the audience of each line of a shared log (nil: everyone,
+// and so a blank line; unsure: no user).
+type logView struct {
+	path   string
+	aud    [][]string
+	unsure []bool
+}
+
+// srcFor is t's link as user u reads the log: a line of a shared log is
+// numbered among the lines u sees there, so that a link tells nothing of
+// the lines hidden from u (and names the line u's search calls it).
+func (t turn) srcFor(u string) string {
+	if t.log == nil {
+		return t.src
+	}
+	n := 1
+	for j := range t.n {
+		if !t.log.unsure[j] && (t.log.aud[j] == nil || slices.Contains(t.log.aud[j], u)) {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s#L%d", t.log.path, n)
 }
 
 // memTurns lists the turns of the memory in: itself, or each line of a
@@ -46,8 +76,15 @@ func memTurns(st *store.Store, in store.Info) ([]turn, error) {
 	}
 	var out []turn
 	jsonLog := memory.IsJSONLog(base)
+	var lv *logView
+	if r.Owner == "" {
+		lv = &logView{path: in.Path}
+	}
 	for n, line := range bytes.Split(b, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
+			if lv != nil {
+				lv.aud, lv.unsure = append(lv.aud, nil), append(lv.unsure, false)
+			}
 			continue
 		}
 		l := memory.ParseLine(line)
@@ -55,8 +92,12 @@ func memTurns(st *store.Store, in store.Info) ([]turn, error) {
 		if r.Owner != "" {
 			users = []string{r.Owner}
 		}
+		unsure := (in.Unsure() || l.Unsure(jsonLog)) && r.Owner == ""
+		if lv != nil {
+			lv.aud, lv.unsure = append(lv.aud, users), append(lv.unsure, unsure)
+		}
 		out = append(out, turn{name: fmt.Sprintf("%s#L%d", base, n+1), src: fmt.Sprintf("%s#L%d", in.Path, n+1),
-			speaker: l.Speaker, users: users, unsure: (in.Unsure() || l.Unsure(jsonLog)) && r.Owner == "", body: strings.TrimSpace(l.Body)})
+			speaker: l.Speaker, users: users, unsure: unsure, body: strings.TrimSpace(l.Body), log: lv, n: n})
 	}
 	return out, nil
 }

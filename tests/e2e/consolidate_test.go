@@ -89,3 +89,57 @@ func TestLogSessionConsolidation(t *testing.T) {
 	}
 	m.stop(t, syscall.SIGTERM)
 }
+
+// TestProfileTellsNothingOfOthers: alice's profile, made from a log she
+// shares with bob, links her lines as her view of the log numbers them
+// (nothing of bob's lines between), and a change of bob's memories
+// changes nothing in it: not its source count, not a new version.
+func TestProfileTellsNothingOfOthers(t *testing.T) {
+	t.Parallel()
+	data, mnt := t.TempDir(), t.TempDir()
+	p := func(rel string) string { return filepath.Join(mnt, rel) }
+	m := startMount(t, data, mnt)
+	check(t, os.MkdirAll(p("episodic/sessions/s1"), 0o755))
+	check(t, os.MkdirAll(p("episodic/bobpriv"), 0o755))
+	check(t, os.WriteFile(p("episodic/sessions/s1/turns.jsonl"), []byte(
+		`{"user":"bob","speaker":"bob","text":"I like secret things."}`+"\n"+
+			`{"user":"alice","speaker":"alice","text":"I love hiking in the Alps."}`+"\n"+
+			`{"user":"bob","speaker":"bob","text":"I am planning a surprise."}`+"\n"+
+			`{"user":"alice","speaker":"alice","text":"My budget is 2000 francs."}`+"\n"), 0o644))
+	diary := p("episodic/bobpriv/diary.md")
+	check(t, os.WriteFile(diary, []byte("---\nuser: bob\nspeaker: bob\n---\nI have a diary.\n"), 0o644))
+	m.stop(t, syscall.SIGTERM)
+	mustRun(t, "maintain", "--data", data)
+	m = startMount(t, data, mnt)
+	before, err := os.ReadFile(p("semantic/profiles/alice.md"))
+	check(t, err)
+	for _, want := range []string{"/episodic/sessions/s1/turns.jsonl#L1", "/episodic/sessions/s1/turns.jsonl#L2"} {
+		if !strings.Contains(string(before), want) {
+			t.Errorf("alice's profile lacks the link %s (her view of the log):\n%s", want, before)
+		}
+	}
+	if strings.Contains(string(before), "#L4") {
+		t.Errorf("alice's profile numbers her line as the whole log does:\n%s", before)
+	}
+	check(t, os.WriteFile(diary, []byte("---\nuser: bob\nspeaker: bob\n---\nI have a diary.\nI wrote a lot more in it today.\n"), 0o644))
+	m.stop(t, syscall.SIGTERM)
+	mustRun(t, "maintain", "--data", data)
+	m = startMount(t, data, mnt)
+	after, err := os.ReadFile(p("semantic/profiles/alice.md"))
+	check(t, err)
+	if string(after) != string(before) {
+		t.Errorf("bob's diary changed alice's profile:\n%s\nwas:\n%s", after, before)
+	}
+	if _, err := os.Stat(p("history/semantic/profiles/alice.md/v1.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("bob's diary made a new version of alice's profile: %v", err)
+	}
+	m.stop(t, syscall.SIGTERM)
+	// In her own mount, the lines the links name are hers.
+	m = startMount(t, data, mnt, "--user", "alice")
+	b, err := os.ReadFile(p("episodic/sessions/s1/turns.jsonl"))
+	check(t, err)
+	if lines := strings.Split(string(b), "\n"); len(lines) < 2 || !strings.Contains(lines[0], "Alps") || !strings.Contains(lines[1], "2000 francs") {
+		t.Errorf("alice's view of the log:\n%s", b)
+	}
+	m.stop(t, syscall.SIGTERM)
+}
