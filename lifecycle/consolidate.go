@@ -179,6 +179,6 @@ func extractive(session string, turns []turn) []byte {
 // readAllOf reads a memory's bytes (bounded).
 func readAllOf(st *store.Store, in store.Info) ([]byte, error) {
 	b := make([]byte, min(in.Size, memory.MaxParse))
-	n, err := st.ReadAt(in.Ino, b, 0)
+	n, err := st.ReadWhole(in.Ino, b, 0) // whichever user's mount the pass runs in
 	return b[:n], err
 }

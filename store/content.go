@@ -30,6 +30,11 @@ func (s *Store) ReadAt(ino uint64, dest []byte, off int64) (int, error) {
 		}
 		return copy(dest, b[off:]), nil
 	}
+	return s.readAt(ino, dest, off)
+}
+
+// readAt is ReadAt of every byte, whoever the store's user is.
+func (s *Store) readAt(ino uint64, dest []byte, off int64) (int, error) {
 	f := s.openState(ino)
 	if f != nil {
 		f.mu.Lock()

@@ -119,7 +119,11 @@ var memPage, walkKeep = 4096, 1 << 16
 // memory calls fn for the memory ino, whose record is r, if it is one
 // (memories).
 func (s *Store) memory(all bool, may func(uint64) bool, ino uint64, r *Record, fn func(Info) error) error {
-	i, err := s.Attr(ino)
+	attr := s.Attr
+	if all {
+		attr = s.attrWhole
+	}
+	i, err := attr(ino)
 	if err != nil || !i.IsReg() || len(i.Links) == 0 || !all && !s.visibleRecord(r) || may != nil && !may(ino) {
 		return nil
 	}
@@ -134,7 +138,9 @@ func (s *Store) memory(all bool, may func(uint64) bool, ino uint64, r *Record, f
 	}
 	s.accMu.Unlock()
 	in := info(&i, p, r)
-	s.partialInfo(&in)
+	if !all { // the operator's view: a shared log whole
+		s.partialInfo(&in)
+	}
 	in.Related = s.relatedPaths(r, may)
 	s.maintenanceMarks(&in, r, may)
 	return fn(in)

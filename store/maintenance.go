@@ -20,6 +20,17 @@ import (
 // view, which a pass plans from.
 func (s *Store) AllMemories(fn func(Info) error) error { return s.memories(true, nil, fn) }
 
+// ReadWhole is ReadAt as the operator reads: every line of a log shared
+// by several users, whichever user the store is open for (a pass that
+// runs in a user's mount summarises the whole session, and numbers its
+// lines as the log does).
+func (s *Store) ReadWhole(ino uint64, dest []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, syscall.EINVAL
+	}
+	return s.readAt(ino, dest, off)
+}
+
 // MoveUnique renames the memory (or directory) at from to the path to,
 // making to's directory (0755, root) and, when to is taken, choosing a
 // free name: to's base with ".2", ".3"... before its extension. Versions,

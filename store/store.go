@@ -335,6 +335,18 @@ func (s *Store) loadInode(ino uint64) (*Inode, error) {
 
 // Attr returns a copy of the inode's attributes.
 func (s *Store) Attr(ino uint64) (Inode, error) {
+	c, err := s.attrWhole(ino)
+	if err != nil {
+		return c, err
+	}
+	if b, ok, err := s.partialOf(ino); ok && err == nil {
+		c.Size = uint64(len(b)) // the part of a shared log the user sees
+	}
+	return c, nil
+}
+
+// attrWhole is Attr as the operator sees it: a shared log's whole size.
+func (s *Store) attrWhole(ino uint64) (Inode, error) {
 	s.syncPT(ino)
 	i, err := s.inode(ino)
 	if err != nil {
@@ -344,9 +356,6 @@ func (s *Store) Attr(ino uint64) (Inode, error) {
 	c := *i
 	c.Links = append([]Link(nil), i.Links...)
 	s.icMu.RUnlock()
-	if b, ok, err := s.partialOf(ino); ok && err == nil {
-		c.Size = uint64(len(b)) // the part of a shared log the user sees
-	}
 	return c, nil
 }
 

@@ -143,3 +143,32 @@ func TestProfileTellsNothingOfOthers(t *testing.T) {
 	}
 	m.stop(t, syscall.SIGTERM)
 }
+
+// TestPassInUserMountSeesWhole: a maintenance pass run while a --user
+// mount holds the store (through its socket) plans from the whole store,
+// as the operator's does: a session whose log holds lines of alice and
+// of bob gets no summary, which neither of them could read whole.
+func TestPassInUserMountSeesWhole(t *testing.T) {
+	t.Parallel()
+	data, mnt := t.TempDir(), t.TempDir()
+	p := func(rel string) string { return filepath.Join(mnt, rel) }
+	m := startMount(t, data, mnt)
+	check(t, os.MkdirAll(p("episodic/sessions/s1"), 0o755))
+	check(t, os.WriteFile(p("episodic/sessions/s1/turns.jsonl"), []byte(
+		`{"user":"alice","speaker":"alice","text":"I love hiking in the Alps."}`+"\n"+
+			`{"user":"bob","speaker":"bob","text":"I am planning a surprise."}`+"\n"+
+			`{"user":"alice","speaker":"alice","text":"My budget is 2000 francs."}`+"\n"+
+			`{"user":"bob","speaker":"bob","text":"I like secret things."}`+"\n"), 0o644))
+	m.stop(t, syscall.SIGTERM)
+	m = startMount(t, data, mnt, "--user", "alice")
+	mustRun(t, "maintain", "--data", data)
+	if _, err := os.Stat(p("episodic/sessions/s1/summary.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a pass in alice's mount summarised the shared session from her view: %v", err)
+	}
+	b, err := os.ReadFile(p("semantic/profiles/alice.md"))
+	check(t, err)
+	if !strings.Contains(string(b), "turns.jsonl#L2") || strings.Contains(string(b), "#L3") {
+		t.Errorf("alice's profile does not link her lines as her view numbers them:\n%s", b)
+	}
+	m.stop(t, syscall.SIGTERM)
+}
