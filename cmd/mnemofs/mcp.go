@@ -200,24 +200,23 @@ func (s stampWriter) Write(b []byte) (int, error) {
 // server was caught in a garbage collection's stop of the world with the
 // stdin reader just back from its read; a stop that waits for a blocking
 // read is the likely cause (not proven). restore puts stdin back in
-// blocking mode.
+// blocking mode. Lines are checked one by one before the SDK reads them
+// (lineGuard).
 func stdioTransport() (tr sdk.Transport, restore func()) {
+	out := &syncWriter{w: os.Stdout}
+	guarded := func(in io.ReadCloser) sdk.Transport {
+		return &sdk.IOTransport{Reader: newLineGuard(in, out), Writer: out}
+	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(0, &st); err != nil {
-		return &sdk.StdioTransport{}, func() {}
+		return guarded(os.Stdin), func() {}
 	}
 	if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFIFO && m != syscall.S_IFSOCK {
-		return &sdk.StdioTransport{}, func() {} // a terminal or a file: as it is
+		return guarded(os.Stdin), func() {} // a terminal or a file: as it is
 	}
 	if err := syscall.SetNonblock(0, true); err != nil {
-		return &sdk.StdioTransport{}, func() {}
+		return guarded(os.Stdin), func() {}
 	}
 	in := os.NewFile(0, "stdin") // non-blocking: read through the poller
-	return &sdk.IOTransport{Reader: in, Writer: keepOpen{os.Stdout}}, func() { syscall.SetNonblock(0, false) }
+	return guarded(in), func() { syscall.SetNonblock(0, false) }
 }
-
-// keepOpen is a writer whose Close leaves it open (stdout outlives the
-// MCP connection: log lines may follow).
-type keepOpen struct{ io.Writer }
-
-func (keepOpen) Close() error { return nil }
