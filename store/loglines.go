@@ -77,6 +77,15 @@ func (s *Store) scanLines(f *openFile, name string, from, size uint64) lineScan 
 // view of a shared log, and the log is partial for every user.
 const unsureLine = "\x00"
 
+// shownUsers is an audience as a memory's users are shown (by-user/,
+// xattrs, reports): without unsureLine, which is no one's name.
+func shownUsers(a []string) []string {
+	if !slices.Contains(a, unsureLine) {
+		return a
+	}
+	return slices.DeleteFunc(slices.Clone(a), func(u string) bool { return u == unsureLine })
+}
+
 // lineUsers returns the users a line of a log names, in a JSON log when
 // jsonLog: unsureLine for a line whose users cannot be told.
 func lineUsers(jsonLog bool, line []byte) []string {
@@ -167,9 +176,10 @@ func (r *Record) partialVisible(u string) bool {
 // projection is the part of a partial log its reader sees, cached per
 // inode while the content is the same (sha256).
 type projection struct {
-	sha  string // of the whole log
-	data []byte
-	sum  string // sha256 of data
+	sha   string // of the whole log
+	data  []byte
+	sum   string   // sha256 of data
+	users []string // the users its lines name
 }
 
 type projections struct {
@@ -213,19 +223,30 @@ func (s *Store) partialOf(ino uint64) ([]byte, bool, error) {
 		return nil, true, err
 	}
 	var out []byte
+	var users []string
 	for _, line := range bytes.SplitAfter(b[:n], []byte("\n")) {
 		if len(line) == 0 || line[len(line)-1] != '\n' {
 			continue // an unfinished last line is nobody's yet
 		}
-		if t := bytes.TrimSpace(line); len(t) == 0 || lineVisible(lineUsers(jsonLog, t), u) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
 			out = append(out, line...)
+			continue
+		}
+		if us := lineUsers(jsonLog, t); lineVisible(us, u) {
+			out = append(out, line...)
+			for _, x := range us {
+				if !slices.Contains(users, x) {
+					users = append(users, x)
+				}
+			}
 		}
 	}
 	s.proj.mu.Lock()
 	if s.proj.m == nil || len(s.proj.m) > 256 {
 		s.proj.m = map[uint64]projection{}
 	}
-	s.proj.m[ino] = projection{r.SHA256, out, sha(out)}
+	s.proj.m[ino] = projection{r.SHA256, out, sha(out), users}
 	s.proj.mu.Unlock()
 	return out, true, nil
 }
@@ -241,5 +262,6 @@ func (s *Store) partialInfo(in *Info) {
 		p := s.proj.m[in.Ino]
 		s.proj.mu.Unlock()
 		in.Size, in.SHA256 = uint64(len(b)), p.sum
+		in.Users = p.users // only the users of the lines shown
 	}
 }

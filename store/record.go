@@ -269,7 +269,7 @@ func (in Info) Unsure() bool { return in.unsure }
 // info builds the Info of a regular file from its inode, path and record.
 func info(i *Inode, p string, r *Record) Info {
 	in := Info{Path: p, PathBase64: ExactPath(p), Ino: i.Ino, Size: i.Size, SHA256: r.SHA256, Version: r.Version,
-		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: r.audience(), Entities: r.Meta.Entities,
+		AccessCount: r.AccessCount, ID: r.Meta.ID, Users: shownUsers(r.audience()), Entities: r.Meta.Entities,
 		Tags: r.Meta.Tags, Importance: r.Meta.Importance, Expires: r.Meta.Expires,
 		Related: r.Meta.Related, Extra: r.Meta.Extra, Error: r.Error, BodyOffset: r.BodyOffset,
 		Created: time.Unix(0, i.Btime).UTC(), Modified: time.Unix(0, i.Mtime).UTC(), unsure: r.unsure(),

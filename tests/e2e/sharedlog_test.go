@@ -161,6 +161,9 @@ func TestSharedLogUnsureLines(t *testing.T) {
 	if string(b) != alice+"\n" {
 		t.Errorf("alice reads the log as:\n%s\nwant only her line", b)
 	}
+	if u, _ := getxattr(p("episodic/sessions/s3/turns.jsonl"), "user.mnemofs.users"); u != "alice" {
+		t.Errorf("alice's view of the log names its users %q, want only alice", u)
+	}
 	for _, secret := range []string{"prettysecret", "cutsecret", "nestsecret", "dupsecret", "bomsecret", "latesecret"} {
 		if ents, err := os.ReadDir(p("search/" + secret)); err != nil || len(ents) > 1 { // .results alone
 			t.Errorf("alice's search/%s lists %d entries (%v)", secret, len(ents), err)
