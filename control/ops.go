@@ -90,6 +90,12 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 	case "import":
 		return transfer.Import(st, req.Src, req.To, transfer.Progress(p))
 	case "search":
+		if u := st.User(); u != "" && req.User != "" && req.User != u {
+			// A store held for one user searches only what that user
+			// sees: another user's search through it would find
+			// nothing, silently. (No --user: the holder's view.)
+			return nil, fmt.Errorf("this store is held for %s, not for %s: give 'mnemofs search' the holder's --user (or none), or stop it and search the store itself", userName(u), userName(req.User))
+		}
 		return search(eng, req)
 	case "index":
 		// The catalog and index whole (after an import): a mount's are

@@ -57,6 +57,9 @@ func (a args) only(allowed ...string) error {
 		return nil
 	}
 	slices.Sort(extra)
+	if len(allowed) == 0 {
+		return errorf("unknown parameter %s for %s: it takes none", strings.Join(extra, ", "), a.cmd)
+	}
 	return errorf("unknown parameter %s for %s: it takes %s", strings.Join(extra, ", "), a.cmd, strings.Join(allowed, ", "))
 }
 

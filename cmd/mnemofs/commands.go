@@ -308,7 +308,7 @@ func searchCmd() *cobra.Command {
 				return printJSON(rs)
 			}
 			for _, r := range rs {
-				p := r.Path
+				p := views.Shown(r.Path)
 				if r.Line > 0 {
 					p = fmt.Sprintf("%s:%d", p, r.Line) // a log's line
 				}

@@ -85,7 +85,7 @@ func (r *mcpRoute) connect(deadline time.Time) error {
 			return fail("the store in %s is held by %s, which does not answer: %v", r.data, who, err)
 		}
 		if hello.User != r.user {
-			return fail("the store in %s is held by %s for %s, and 'mnemofs mcp' %s cannot go through it (isolation is per opened store): run 'mnemofs mcp%s', or stop it and start mcp on its own",
+			return fail("the store in %s is held by %s for %s, and 'mnemofs mcp%s' cannot go through it (isolation is per opened store): run 'mnemofs mcp%s', or stop it and start mcp on its own",
 				r.data, who, forUser(hello.User), flagUser(r.user), flagUser(hello.User))
 		}
 		r.socket, r.holder = h.Socket, who

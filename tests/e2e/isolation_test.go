@@ -139,6 +139,11 @@ func TestUserIsolation(t *testing.T) {
 			t.Errorf("mnemofs search %s through alice's mount: %s", c, r.stdout)
 		}
 	}
+	// Another user's search through alice's mount is refused, not
+	// answered with nothing.
+	if r := runMnemofs(t, "search", "--data", data, "--user", "bob", "zanzibarbob"); r.code == 0 || !strings.Contains(r.stderr, "held for user alice") {
+		t.Errorf("mnemofs search --user bob through alice's mount: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
 	exp := t.TempDir()
 	mustRun(t, "export", "--data", data, filepath.Join(exp, "out"))
 	out, _ = exec.Command("grep", append(grepArgs, exp)...).CombinedOutput()
