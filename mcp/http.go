@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"log"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +24,13 @@ func HTTPHandler(srv *sdk.Server, token string, logger *log.Logger) http.Handler
 		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody})
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !allowedOrigin(o, r.Host) {
+			// A page of another site in a browser on this machine
+			// (DNS rebinding): the MCP transport's rule is to refuse it.
+			logger.Printf("mcp: refused an HTTP request from %s: Origin %q", r.RemoteAddr, o)
+			http.Error(w, "forbidden: requests from web pages of other origins are refused", http.StatusForbidden)
+			return
+		}
 		reason := ""
 		scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		switch {
@@ -45,4 +54,23 @@ func HTTPHandler(srv *sdk.Server, token string, logger *log.Logger) http.Handler
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// allowedOrigin reports an Origin header of the server's own host, or of
+// this machine (localhost, 127.0.0.1, ::1).
+func allowedOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, host) {
+		return true
+	}
+	switch h := strings.ToLower(u.Hostname()); {
+	case h == "localhost", h == "::1":
+		return true
+	default:
+		ip := net.ParseIP(h)
+		return ip != nil && ip.IsLoopback()
+	}
 }

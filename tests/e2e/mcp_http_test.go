@@ -70,6 +70,21 @@ func TestMCPHTTP(t *testing.T) {
 			t.Errorf("Authorization %q: %s (WWW-Authenticate %q), want 401", auth, resp.Status, resp.Header.Get("WWW-Authenticate"))
 		}
 	}
+	// A web page of another origin (DNS rebinding) is refused even with
+	// the token; one of this machine's is served.
+	for origin, want := range map[string]int{"http://evil.example": http.StatusForbidden, "http://127.0.0.1:5173": http.StatusOK, "http://localhost": http.StatusOK} {
+		req, _ := http.NewRequest("POST", h.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		check(t, err)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Origin %s: %s, want %d", origin, resp.Status, want)
+		}
+	}
 	for _, why := range []string{"no Authorization header", "not a bearer token", "wrong bearer token"} {
 		if !strings.Contains(h.stderr.String(), why) {
 			t.Errorf("the server's log does not say %q:\n%s", why, h.stderr.String())
