@@ -321,3 +321,36 @@ func TestPassthroughTimesKept(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncateSameSizeTimes: truncate to the size a file has marks its
+// mtime and ctime, as ext4 does, and the new times survive a remount
+// (they were once changed in memory only). No version is made.
+func TestTruncateSameSizeTimes(t *testing.T) {
+	data := t.TempDir()
+	tf := mountAt(t, data, store.Options{})
+	p := tf.path("working/same.txt")
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte("hi\n"), 0o644))
+	st0, err := os.Stat(p)
+	must(t, err)
+	old := st0.ModTime()
+	time.Sleep(1100 * time.Millisecond) // the write's session is over, and the clock moved
+	f, err := os.OpenFile(p, os.O_WRONLY, 0) // as truncate(1) does: ftruncate
+	must(t, err)
+	must(t, f.Truncate(3))
+	must(t, f.Close())
+	st, err := os.Stat(p)
+	must(t, err)
+	if !st.ModTime().After(old) {
+		t.Fatalf("mtime %v after truncate to the same size, want now", st.ModTime())
+	}
+	want := st.ModTime()
+	tf.unmount()
+	tf = mountAt(t, data, store.Options{})
+	if st, err := os.Stat(tf.path("working/same.txt")); err != nil || !st.ModTime().Equal(want) {
+		t.Errorf("after a remount: mtime %v (%v), want %v", st.ModTime(), err, want)
+	}
+	if v := xattr(t, tf.path("working/same.txt"), "user.mnemofs.version"); v != "1" {
+		t.Errorf("version %s after truncate to the same size, want 1", v)
+	}
+}

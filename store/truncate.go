@@ -61,8 +61,10 @@ func (s *Store) truncateLocked(f *openFile, i *Inode, size uint64) error {
 	}
 	if size != old {
 		f.appendOnly = false
-		f.modified = true
 	}
+	// Even to the same size: the new times are committed too (the
+	// content's hash tells the commit whether it is a new version).
+	f.modified = true
 	if size < f.hashPos {
 		f.hash = nil
 	}
