@@ -75,7 +75,10 @@ func (t *Tools) search(ctx context.Context, a args) (Result, error) {
 		return Result{}, err
 	}
 	if ok {
-		q.K = min(k, views.MaxK)
+		if k > views.MaxK {
+			return Result{}, errorf("`k` must be at most %d, got %d", views.MaxK, k)
+		}
+		q.K = k
 	}
 	rs, err := t.eng.SearchCtx(ctx, q, views.Filter{})
 	if err != nil {

@@ -144,6 +144,11 @@ func lineFromObject(obj map[string]any) Line {
 			l.Users = append(l.Users, list(obj[k])...)
 		}
 	}
+	// Entities naming users ("user:bob"), as in a file's front matter
+	// (not taken out of Extra: they stay filterable as they are).
+	if k := lower["entities"]; k != "" {
+		l.Users = append(l.Users, entityUsers(obj[k])...)
+	}
 	// A user key in two spellings ("User" and "user"), or users also
 	// named under "metadata" (as a .json file may name them) that differ
 	// from the top level's: whose the line is cannot be told.
@@ -156,8 +161,11 @@ func lineFromObject(obj map[string]any) Line {
 		if md, ok := obj[k].(map[string]any); ok {
 			var inner []string
 			for mk, v := range md {
-				if slices.Contains(lineUserKeys, strings.ToLower(mk)) {
+				switch lk := strings.ToLower(mk); {
+				case slices.Contains(lineUserKeys, lk):
 					inner = append(inner, list(v)...)
+				case lk == "entities":
+					inner = append(inner, entityUsers(v)...)
 				}
 			}
 			switch {
@@ -205,6 +213,18 @@ func lineFromObject(obj map[string]any) Line {
 	l.Tags, _ = limit("tags", l.Tags, errs)
 	limitExtra(l.Extra, nil)
 	return l
+}
+
+// entityUsers returns the users an entities value names ("user:alice",
+// in any case).
+func entityUsers(v any) []string {
+	var out []string
+	for _, e := range list(v) {
+		if u, ok := UserEntity(e); ok {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // lineTime reads a time value: a date string, or a Unix time in seconds

@@ -162,6 +162,10 @@ func TestLineUnsure(t *testing.T) {
 		{`{"user":"alice","metadata":{"user":"bob"},"text":"x"}`, true, true, nil},
 		{`{"user":"bob","metadata":{"users":["bob"]},"text":"x"}`, true, false, []string{"bob"}},
 		{`["an","array"]`, true, true, nil},
+		{`{"entities":["user:bob","project:x"],"text":"x"}`, true, false, []string{"bob"}},
+		{`{"entities":"User:bob","text":"x"}`, true, false, []string{"bob"}},
+		{`{"metadata":{"entities":["user:bob"]},"text":"x"}`, true, false, []string{"bob"}},
+		{`{"user":"alice","metadata":{"entities":["user:bob"]},"text":"x"}`, true, true, nil},
 	} {
 		l := ParseLine([]byte(c.line))
 		if l.Unsure(c.jsonLog) != c.unsure {

@@ -46,7 +46,7 @@ var Keys = []Key{
 		func(m *Meta, v any) error {
 			for _, e := range list(v) {
 				m.Entities = append(m.Entities, e)
-				if u, ok := strings.CutPrefix(e, "user:"); ok && u != "" {
+				if u, ok := UserEntity(e); ok {
 					m.Users = append(m.Users, u)
 				}
 			}
@@ -209,4 +209,13 @@ func dedup(s []string) []string {
 		}
 	}
 	return out
+}
+
+// UserEntity returns the user an entity names ("user:alice", the prefix in
+// any case), and whether it names one.
+func UserEntity(e string) (string, bool) {
+	if len(e) > 5 && strings.EqualFold(e[:5], "user:") {
+		return e[5:], true
+	}
+	return "", false
 }

@@ -48,7 +48,7 @@ func Parse(name string, content []byte) Parsed {
 	switch ext(name) {
 	case ".json":
 		p.Err = parseJSON(content, &p.Meta)
-		p.Unreadable = p.Err != nil && strings.HasPrefix(p.Err.Error(), "not valid JSON")
+		p.Unreadable = errors.Is(p.Err, errUnreadable)
 	case ".jsonl", ".ndjson", ".log":
 		// Logs carry no file-level metadata.
 	default:
@@ -157,11 +157,15 @@ func parseJSON(content []byte, m *Meta) error {
 	}
 	var top any
 	if err := json.Unmarshal(content, &top); err != nil {
-		return fmt.Errorf("not valid JSON: %v", err)
+		return fmt.Errorf("not valid JSON: %v%w", err, errQuiet(errUnreadable))
 	}
 	obj, ok := top.(map[string]any)
 	if !ok {
 		return nil // arrays and scalars are fine, they just carry no metadata
+	}
+	if userKeyTwice(bytes.TrimSpace(content)) {
+		// json.Unmarshal keeps the last, another reader the first.
+		return fmt.Errorf("metadata: a user key appears twice, so whose it is cannot be told%w", errQuiet(errUnreadable))
 	}
 	kv := map[string]any{}
 	for k, v := range obj {

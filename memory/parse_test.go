@@ -47,6 +47,7 @@ func TestParse(t *testing.T) {
 				}
 			}},
 		{name: "json broken", file: "a.json", content: `{"user":`, wantErr: "not valid JSON"},
+		{name: "json user twice", file: "a.json", content: `{"user":"bob","user":"alice"}`, wantErr: "a user key appears twice"},
 		{name: "jsonl ignored", file: "a.jsonl", content: "{bad\n"},
 		{name: "dashes later", file: "a.md", content: "text\n---\nuser: x\n---\n"},
 	}

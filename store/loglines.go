@@ -104,12 +104,13 @@ func scanBytes(jsonLog bool, from uint64, b []byte) lineScan {
 		sc.tooBig = true
 		return sc
 	}
+	// Every line counts, the unfinished last one too: it is shown as it
+	// is until it is finished (projectLines). end stays after the last
+	// newline, and the next append's scan starts from the start instead
+	// (planCommit), so the line's users are read again once finished.
 	last := bytes.LastIndexByte(b, '\n')
-	if last < 0 {
-		return sc // no complete line yet
-	}
-	sc.end = from + uint64(last) + 1
-	for _, line := range bytes.Split(b[:last], []byte("\n")) {
+	sc.end = from + uint64(last+1)
+	for _, line := range bytes.Split(b, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -222,12 +223,22 @@ func (s *Store) partialOf(ino uint64) ([]byte, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	var out []byte
-	var users []string
-	for _, line := range bytes.SplitAfter(b[:n], []byte("\n")) {
-		if len(line) == 0 || line[len(line)-1] != '\n' {
-			continue // an unfinished last line is nobody's yet
-		}
+	out, users := projectLines(jsonLog, b[:n], u)
+	s.proj.mu.Lock()
+	if s.proj.m == nil || len(s.proj.m) > 256 {
+		s.proj.m = map[uint64]projection{}
+	}
+	s.proj.m[ino] = projection{r.SHA256, out, sha(out), users}
+	s.proj.mu.Unlock()
+	return out, true, nil
+}
+
+// projectLines returns the lines of the log b (a JSON log when jsonLog)
+// that user u sees, in order, and the users those lines name. An
+// unfinished last line is shown as it is when it is a line u sees, so
+// that u's view ends as the log does.
+func projectLines(jsonLog bool, b []byte, u string) (out []byte, users []string) {
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
 			out = append(out, line...)
@@ -242,13 +253,7 @@ func (s *Store) partialOf(ino uint64) ([]byte, bool, error) {
 			}
 		}
 	}
-	s.proj.mu.Lock()
-	if s.proj.m == nil || len(s.proj.m) > 256 {
-		s.proj.m = map[uint64]projection{}
-	}
-	s.proj.m[ino] = projection{r.SHA256, out, sha(out), users}
-	s.proj.mu.Unlock()
-	return out, true, nil
+	return out, users
 }
 
 // partialInfo makes in describe what the store's user sees of a partial

@@ -166,12 +166,30 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 			np.Subdirs--
 		}
 	}
+	var again []*reparsed // metadata read again under the new name
+	if rp, err := s.reparseAs(srcIno, srcMode, oldName, newName); err != nil {
+		return err
+	} else if rp != nil {
+		again = append(again, rp)
+	}
+	if exists && flags&RenameExchange != 0 {
+		if rp, err := s.reparseAs(dstIno, dstMode, newName, oldName); err != nil {
+			return err
+		} else if rp != nil {
+			again = append(again, rp)
+		}
+	}
 	replaced := exists && flags&RenameExchange == 0
 	lastLink := replaced && len(dst.Links) == 0
 	dstOpen := lastLink && s.openState(dstIno) != nil
 	err = s.update(func(t backend.Txn) error {
 		if extra != nil {
 			if err := extra(t, src); err != nil {
+				return err
+			}
+		}
+		for _, rp := range again {
+			if err := rp.apply(t); err != nil {
 				return err
 			}
 		}
@@ -189,9 +207,10 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 		}
 		return t.Set(backend.DirentKey(newDir, newName), encodeDirent(srcIno, srcMode))
 	}, changed...)
-	if extra != nil {
-		// It may have written their records (handOver): committed now,
-		// or not; read again (purge below reads the replaced one's).
+	if extra != nil || len(again) > 0 {
+		// It may have written their records (handOver, reparsed):
+		// committed now, or not; read again (purge below reads the
+		// replaced one's).
 		s.recs.Forget(srcIno)
 		if exists {
 			s.recs.Forget(dstIno)
@@ -212,6 +231,9 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 	s.event(Moved, srcIno)
 	if flags&RenameExchange != 0 {
 		s.event(Moved, dstIno)
+	}
+	for _, rp := range again {
+		s.event(Changed, rp.ino) // read as its new kind: indexed again whole
 	}
 	if lastLink && !dstOpen {
 		return s.purge(dstIno)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,6 +45,11 @@ type Version struct {
 	Uid  uint32 `json:"uid,omitempty"`
 	Gid  uint32 `json:"gid,omitempty"`
 	Mode uint32 `json:"mode,omitempty"`
+	// Owner is the memory's owner then; Log says it was a log, JSONLog
+	// a JSON one (its lines are shown per user as the live log's are).
+	Owner   string `json:"owner,omitempty"`
+	Log     bool   `json:"log,omitempty"`
+	JSONLog bool   `json:"json_log,omitempty"`
 }
 
 // keepVersion decides whether the commit of f (about to replace rec's
@@ -105,8 +111,13 @@ func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, e
 // memory's lineage.
 func putVersion(t backend.Txn, i *Inode, rec *Record, b []byte, now int64, chunks bool) error {
 	n, ino := uint32(rec.Version), rec.lineage(i.Ino)
-	h, err := json.Marshal(Version{N: n, Size: uint64(len(b)), SHA256: rec.SHA256, Modified: rec.Modified, Saved: now,
-		Users: rec.audience(), Unsure: rec.unsure(), Known: true, Uid: i.Uid, Gid: i.Gid, Mode: i.Mode})
+	v := Version{N: n, Size: uint64(len(b)), SHA256: rec.SHA256, Modified: rec.Modified, Saved: now,
+		Users: rec.audience(), Unsure: rec.unsure(), Known: true, Uid: i.Uid, Gid: i.Gid, Mode: i.Mode, Owner: rec.Owner}
+	for _, l := range i.Links {
+		v.Log = v.Log || isLogName(l.Name)
+		v.JSONLog = v.JSONLog || memory.IsJSONLog(l.Name)
+	}
+	h, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -142,11 +153,48 @@ func (s *Store) Versions(ino uint64) ([]Version, error) {
 	}
 	out := all[:0]
 	for _, v := range all {
-		if s.versionVisible(ino, &v) {
-			out = append(out, v)
+		if !s.versionVisible(ino, &v) {
+			continue
 		}
+		if b, lines, ok, err := s.versionLines(ino, &v); err != nil {
+			return nil, err
+		} else if ok {
+			if !lines {
+				continue // none of its lines is the user's to see
+			}
+			v.Size, v.SHA256 = uint64(len(b)), sha(b)
+		}
+		out = append(out, v)
 	}
 	return out, nil
+}
+
+// versionLines returns, when version v of ino is of a log the store's
+// user may see only in part, the lines of it that user sees (as
+// partialOf does for the live log), whether there is any, and true.
+func (s *Store) versionLines(ino uint64, v *Version) ([]byte, bool, bool, error) {
+	u := s.opts.User
+	log, jsonLog := v.Log, v.JSONLog
+	if !v.Known || (!log && v.Owner == "") {
+		// Kept before versions said so: by the memory's names now.
+		if i, err := s.inode(ino); err == nil {
+			s.icMu.RLock()
+			for _, l := range i.Links {
+				log = log || isLogName(l.Name)
+				jsonLog = jsonLog || memory.IsJSONLog(l.Name)
+			}
+			s.icMu.RUnlock()
+		}
+	}
+	if u == "" || !log || (v.Owner != "" && v.Owner == u) {
+		return nil, false, false, nil
+	}
+	b, err := s.versionContent(ino, v.N)
+	if err != nil {
+		return nil, false, true, err
+	}
+	out, users := projectLines(jsonLog, b, u)
+	return out, len(users) > 0 || len(bytes.TrimSpace(out)) > 0, true, nil
 }
 
 // versionVisible reports whether the store's user may see version v of
@@ -201,8 +249,12 @@ func (s *Store) VersionContent(ino uint64, n uint32) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(vs, func(v Version) bool { return v.N == n }) {
+		k := slices.IndexFunc(vs, func(v Version) bool { return v.N == n })
+		if k < 0 {
 			return nil, fmt.Errorf("store: version %d of inode %d: %w", n, ino, errNoVersion)
+		}
+		if b, _, ok, err := s.versionLines(ino, &vs[k]); ok || err != nil {
+			return b, err
 		}
 	}
 	return s.versionContent(ino, n)

@@ -105,6 +105,7 @@ func testMCPMemoryErrors(t *testing.T, p *mcpProc) {
 	p.fails("memory", json.RawMessage(`{"command":"create","path":"/memories/s.md","file_text":"\ud800 alone"}`), "`file_text` is not valid UTF-8 text", "unpaired surrogate")
 	p.fails("search", fields("query", ""), "`query` is empty")
 	p.fails("search", fields("query", "x", "k", 0), "`k` must be at least 1, got 0")
+	p.fails("search", fields("query", "x", "k", 1001), "`k` must be at most 1000, got 1001")
 	p.fails("search", fields("query", "x after:yesterday"), "bad query")
 	p.fails("search", fields("query", "x", "user", "bob"), "unknown parameter `user` for `search`")
 	p.fails("context", fields("query", "x", "budget", "lots"), "`budget` must be an integer")

@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestSharedLogSavesAndVersions: whose the lines of a log are holds
+// through the ways files are saved and kept, not only through writes in
+// place. A log saved by a rename from a temporary name (sed -i, an
+// editor, os.replace), a file renamed to a .json or .jsonl name, an old
+// version of a shared log, a last line with no newline, users named as
+// entities on a line, and a .json naming its user twice: none of bob's
+// words reach alice's mount (cat, search, history).
+func TestSharedLogSavesAndVersions(t *testing.T) {
+	t.Parallel()
+	data, mnt := t.TempDir(), t.TempDir()
+	p := func(rel string) string { return filepath.Join(mnt, rel) }
+	const alice = `{"user":"alice","text":"alice line a1"}`
+	m := startMount(t, data, mnt)
+	check(t, os.MkdirAll(p("episodic/s"), 0o755))
+	check(t, os.MkdirAll(p("working"), 0o755))
+	// sed -i: a new file written under a temporary name, renamed over.
+	check(t, os.WriteFile(p("episodic/s/sed.jsonl"), []byte(alice+"\n"+`{"user":"bob","text":"sedsecret"}`+"\n"), 0o644))
+	if out, err := exec.Command("sed", "-i", "s/a1/a2/", p("episodic/s/sed.jsonl")).CombinedOutput(); err != nil {
+		t.Fatalf("sed -i: %v: %s", err, out)
+	}
+	// os.replace of a .json memory by a temporary file.
+	check(t, os.WriteFile(p("working/j.json"), []byte(`{"user":"bob","text":"old"}`), 0o644))
+	check(t, os.WriteFile(p("working/tmpj123"), []byte(`{"user":"bob","text":"replacesecret"}`), 0o644))
+	check(t, os.Rename(p("working/tmpj123"), p("working/j.json")))
+	// A text file renamed to a .json and a .jsonl name.
+	check(t, os.WriteFile(p("working/t.txt"), []byte(`{"user":"bob","text":"mvjsonsecret"}`), 0o644))
+	check(t, os.Rename(p("working/t.txt"), p("working/t.json")))
+	check(t, os.WriteFile(p("working/l.txt"), []byte(alice+"\n"+`{"user":"bob","text":"mvlogsecret"}`+"\n"), 0o644))
+	check(t, os.Rename(p("working/l.txt"), p("working/l.jsonl")))
+	// An old version of a shared log.
+	check(t, os.WriteFile(p("episodic/s/hist.jsonl"), []byte(alice+"\n"+`{"user":"bob","text":"histsecret"}`+"\n"), 0o644))
+	check(t, os.WriteFile(p("episodic/s/hist.jsonl"), []byte(alice+"\n"), 0o644))
+	// A last line with no newline, entities, a user key twice.
+	check(t, os.WriteFile(p("working/tail.jsonl"), []byte(alice+"\n"+`{"user":"bob","text":"tailsecret"}`), 0o644))
+	check(t, os.WriteFile(p("working/ent.jsonl"), []byte(alice+"\n"+`{"entities":["User:bob"],"text":"entsecret"}`+"\n"+
+		`{"metadata":{"entities":"user:bob"},"text":"entmetasecret"}`+"\n"), 0o644))
+	check(t, os.WriteFile(p("working/dup.json"), []byte(`{"user":"bob","user":"alice","text":"dupjsonsecret"}`), 0o644))
+	m.stop(t, syscall.SIGTERM)
+
+	secrets := []string{"sedsecret", "replacesecret", "mvjsonsecret", "mvlogsecret", "histsecret", "tailsecret",
+		"entsecret", "entmetasecret", "dupjsonsecret"}
+	m = startMount(t, data, mnt, "--user", "alice")
+	var seen []string
+	check(t, filepath.WalkDir(mnt, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(mnt, path)
+		if strings.HasPrefix(rel, "search/") || strings.HasPrefix(rel, "meta/") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		for _, s := range secrets {
+			if strings.Contains(string(b), s) {
+				seen = append(seen, rel+": "+s)
+			}
+		}
+		return nil
+	}))
+	for _, s := range secrets {
+		if ents, err := os.ReadDir(p("search/" + s)); err != nil || len(ents) > 1 { // .results alone
+			seen = append(seen, "search/"+s)
+		}
+	}
+	if len(seen) > 0 {
+		t.Errorf("alice's mount shows bob's words:\n%s", strings.Join(seen, "\n"))
+	}
+	// What she may see she still sees: her lines, and her line of the
+	// kept version.
+	for _, f := range []string{"episodic/s/sed.jsonl", "working/l.jsonl", "working/tail.jsonl", "working/ent.jsonl"} {
+		if b, err := os.ReadFile(p(f)); err != nil || !strings.Contains(string(b), `"user":"alice"`) {
+			t.Errorf("alice reads %s as %q (%v), want her line", f, b, err)
+		}
+	}
+	if b, err := os.ReadFile(p("history/episodic/s/hist.jsonl/v1.jsonl")); err != nil || string(b) != alice+"\n" {
+		t.Errorf("alice reads version 1 of hist.jsonl as %q (%v), want her line alone", b, err)
+	} else if st, err := os.Stat(p("history/episodic/s/hist.jsonl/v1.jsonl")); err != nil || st.Size() != int64(len(alice)+1) {
+		t.Errorf("version 1 of hist.jsonl: size %v (%v), want %d", st, err, len(alice)+1)
+	}
+	for _, f := range []string{"working/j.json", "working/t.json", "working/dup.json"} {
+		if _, err := os.Stat(p(f)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("alice sees bob's %s: %v", f, err)
+		}
+	}
+	m.stop(t, syscall.SIGTERM)
+}
