@@ -334,7 +334,7 @@ func TestTruncateSameSizeTimes(t *testing.T) {
 	st0, err := os.Stat(p)
 	must(t, err)
 	old := st0.ModTime()
-	time.Sleep(1100 * time.Millisecond) // the write's session is over, and the clock moved
+	time.Sleep(1100 * time.Millisecond)      // the write's session is over, and the clock moved
 	f, err := os.OpenFile(p, os.O_WRONLY, 0) // as truncate(1) does: ftruncate
 	must(t, err)
 	must(t, f.Truncate(3))
