@@ -33,7 +33,7 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	for k, e := range ents {
 		list[k] = fuse.DirEntry{Name: e.Name, Ino: e.Ino, Mode: e.Mode}
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), d.Readdir), 0
 }
 
 func (d *dirNode) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {

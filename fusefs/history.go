@@ -68,7 +68,7 @@ func (h *historyDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 			list = append(list, dirEntry(e.Name, "/history"+h.path+"/"+e.Name))
 		}
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), h.Readdir), 0
 }
 
 // historyFile is history/<path>/: v1<ext>, v2<ext>, ... oldest first, the
@@ -153,5 +153,5 @@ func (h *historyFile) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno)
 	for k, v := range vs {
 		list = append(list, fuse.DirEntry{Name: h.versionName(k + 1), Mode: syscall.S_IFREG, Ino: synthIno(versionKey(lin, v.N))})
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), h.Readdir), 0
 }

@@ -32,5 +32,5 @@ func (m *metaDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	for _, name := range names {
 		list = append(list, fuse.DirEntry{Name: name, Mode: syscall.S_IFREG, Ino: synthIno("/meta/" + name)})
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), m.Readdir), 0
 }

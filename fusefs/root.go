@@ -82,7 +82,7 @@ func (r *rootNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		list = append(list, fuse.DirEntry{Name: name, Ino: synthIno("/" + name), Mode: syscall.S_IFDIR})
 	}
 	sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), r.Readdir), 0
 }
 
 func (r *rootNode) Unlink(ctx context.Context, name string) syscall.Errno {

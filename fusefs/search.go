@@ -110,7 +110,7 @@ func (d *queryDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		}
 		list = append(list, fuse.DirEntry{Name: views.EntryName(r), Ino: ino, Mode: syscall.S_IFREG})
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), d.Readdir), 0
 }
 
 // OpendirHandle: an open search/<query>/ lists the results and answers

@@ -53,7 +53,7 @@ func (v *valuesDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		}
 		list = append(list, dirEntry(val, v.key+"/"+val))
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), v.Readdir), 0
 }
 
 // dateDir is a level of by-date/: years, months, days, then a view.
@@ -80,7 +80,7 @@ func (d *dateDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	for _, n := range names {
 		list = append(list, dirEntry(n, "/by-date/"+strings.TrimPrefix(d.prefix+"/"+n, "/")))
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), d.Readdir), 0
 }
 
 // viewDir mirrors the real directory real, showing only the memories the
@@ -163,7 +163,7 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		list = append(list, dirEntry("search", v.key+"/search"))
 		sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
 	}
-	return fs.NewListDirStream(list), 0
+	return rewindable(fs.NewListDirStream(list), v.Readdir), 0
 }
 
 // ttl is how long the kernel may cache this view's entries: as long as the
