@@ -2,15 +2,45 @@ package fusefs
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mnemofs/mnemofs/store"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
 // dirNode is a real directory.
-type dirNode struct{ node }
+type dirNode struct {
+	node
+	// gone holds its attributes once it is removed while the kernel
+	// still knows it (an open handle, a process's working directory):
+	// fstat gives them with nlink 0, and a listing is empty, as on ext4.
+	gone atomic.Pointer[store.Inode]
+}
+
+// Getattr of a removed directory answers with its last attributes.
+func (d *dirNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if g := d.gone.Load(); g != nil {
+		fillAttr(g, &out.Attr)
+		out.Nlink = 0
+		out.SetTimeout(0)
+		return 0
+	}
+	return d.node.Getattr(ctx, fh, out)
+}
+
+// removed keeps last, d's attributes before an rmdir, once d is gone
+// from the store (the rmdir succeeded).
+func (d *dirNode) removed(last *store.Inode) {
+	if _, err := d.fsys.st.Attr(d.ino); errors.Is(err, syscall.ENOENT) {
+		last.Ctime = time.Now().UnixNano()
+		d.gone.Store(last)
+	}
+}
 
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	defer observe(latLookup, time.Now())
@@ -24,6 +54,9 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 
 func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	defer observe(latReaddir, time.Now())
+	if d.gone.Load() != nil {
+		return rewindable(fs.NewListDirStream(nil), d.Readdir), 0
+	}
 	d.seen()
 	ents, err := d.fsys.st.ReadDir(d.ino)
 	if err != nil {

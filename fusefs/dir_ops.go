@@ -109,6 +109,13 @@ func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 	if d.fsys.readOnly {
 		return syscall.EROFS
 	}
+	if ch := d.GetChild(name); ch != nil {
+		if sub, ok := ch.Operations().(*dirNode); ok {
+			if last, err := d.fsys.st.Attr(sub.ino); err == nil {
+				defer sub.removed(&last)
+			}
+		}
+	}
 	return errno(d.fsys.st.Rmdir(d.ino, name))
 }
 

@@ -61,7 +61,7 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 	}
 	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n, eng: cfg.Views, log: cfg.Logger,
 		allowOther: cfg.AllowOther, ownerUid: uint32(os.Getuid()), prune: newPruner(cfg.MaxNodes)}
-	root := &rootNode{dirNode{node{fsys: f, ino: store.RootIno}}}
+	root := &rootNode{dirNode{node: node{fsys: f, ino: store.RootIno}}}
 	// Timeouts are set per reply (see ttl in fs.go): real nodes are
 	// cached, generated ones are not. Missing names are not cached
 	// either: a view gains names without the kernel creating them.

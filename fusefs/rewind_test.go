@@ -1,12 +1,16 @@
 package fusefs
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -51,4 +55,40 @@ func TestRewinddirListsAgain(t *testing.T) {
 		t.Errorf("after removing all %d entries and rewinding: %d listed (%v), want none", len(names), len(left), err)
 	}
 	must(t, f.Close())
+}
+
+// TestRemovedDirStillOpen: a directory removed while a handle to it is
+// open (or it is a working directory) still answers fstat, with nlink 0,
+// and lists nothing, as on ext4; creating in it fails with ENOENT.
+func TestRemovedDirStillOpen(t *testing.T) {
+	t.Parallel()
+	tf := mountAt(t, t.TempDir(), store.Options{})
+	dir := tf.path("working/g")
+	must(t, os.MkdirAll(dir, 0o755))
+	f, err := os.Open(dir)
+	must(t, err)
+	defer f.Close()
+	must(t, os.Remove(dir))
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		t.Fatalf("fstat of a removed directory: %v, want its attributes", err)
+	}
+	if st.Nlink != 0 || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		t.Errorf("fstat of a removed directory: nlink %d mode %o, want nlink 0, a directory", st.Nlink, st.Mode)
+	}
+	// (getdents gives ENOENT for a removed directory, on ext4 too: the
+	// kernel's own answer, which glibc's readdir reads as the end.)
+	if names, err := f.Readdirnames(-1); (err != nil && !errors.Is(err, unix.ENOENT)) || len(names) != 0 {
+		t.Errorf("listing a removed directory: %v (%v), want nothing", names, err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stat of its old path: %v, want ENOENT", err)
+	}
+	fd, err := unix.Openat(int(f.Fd()), "x", unix.O_CREAT|unix.O_WRONLY, 0o644)
+	if err == nil {
+		unix.Close(fd)
+	}
+	if !errors.Is(err, unix.ENOENT) {
+		t.Errorf("creating in a removed directory: %v, want ENOENT", err)
+	}
 }
