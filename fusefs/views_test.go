@@ -73,6 +73,8 @@ func TestViewsMirrorTheTree(t *testing.T) {
 	if got := strings.Join(lsNames(t, tf.path("by-tag/food/semantic")), " "); got != "alice bob" {
 		t.Fatalf("by-tag lists %q", got)
 	}
+	// A file at the root is in no tree: it gives by-type/ no type.
+	must(t, os.WriteFile(tf.path("top.md"), []byte("at the root\n"), 0o644))
 	if got := strings.Join(lsNames(t, tf.path("by-type")), " "); got != "chat episodic semantic working" {
 		t.Fatalf("by-type lists %q", got)
 	}

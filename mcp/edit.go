@@ -61,6 +61,8 @@ func creatable(p memPath) error {
 		return errorf("%s is the root directory: give a path under it, such as /memories/notes.md", Root)
 	case p.control:
 		return errorf("%s holds control characters (a newline, a tab…): the memory tool makes no such names", escape(p.shown))
+	case p.dir:
+		return errorf("%s/ ends with a slash: a file's path does not", p.shown)
 	}
 	return nil
 }

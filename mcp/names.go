@@ -127,15 +127,18 @@ func (t *Tools) rename(a args) (Result, error) {
 	if len(from.parts) == 0 {
 		return Result{}, errorf("%s is the root directory: it cannot be renamed", Root)
 	}
-	if err := creatable(to); err != nil {
-		return Result{}, err
-	}
 	src, err := t.resolve(from)
 	if err != nil {
 		return Result{}, err
 	}
 	if !src.exists {
 		return Result{}, plain(fmt.Sprintf("Error: The path %s does not exist", from.shown))
+	}
+	if src.in.IsDir() {
+		to.dir = false // a directory's new name may end with a slash
+	}
+	if err := creatable(to); err != nil {
+		return Result{}, err
 	}
 	dst, err := t.resolve(to)
 	if err != nil {

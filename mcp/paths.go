@@ -23,6 +23,9 @@ type memPath struct {
 	// control: a component holds a control character; such names are
 	// looked up but never created (they would break the listings).
 	control bool
+	// dir: the path ends with "/", so it names a directory (as a
+	// trailing slash does for the kernel).
+	dir bool
 }
 
 // parsePath checks a path argument (field names it in messages). Paths are
@@ -59,6 +62,7 @@ func parsePath(field, p string) (memPath, error) {
 	mp.shown = Root
 	if len(mp.parts) > 0 {
 		mp.shown += "/" + strings.Join(mp.parts, "/")
+		mp.dir = strings.HasSuffix(p, "/")
 	}
 	return mp, nil
 }
@@ -129,6 +133,9 @@ func (t *Tools) resolve(p memPath) (node, error) {
 			return n, t.fsErr("look up", p.shown, err)
 		}
 		if last {
+			if p.dir && in.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+				return n, errorf("%s/ ends with a slash, but %s is not a directory", p.shown, p.shown)
+			}
 			n.name, n.in, n.exists = c, in, true
 			return n, nil
 		}

@@ -282,8 +282,8 @@ func info(i *Inode, p string, r *Record) Info {
 		in.LastAccessed = &t
 	}
 	in.Type = r.Meta.Type
-	if in.Type == "" {
-		in.Type = TopDir(p)
+	if top := TopDir(p); in.Type == "" && strings.Contains(strings.TrimPrefix(path.Clean("/"+p), "/"), "/") {
+		in.Type = top // the tree it is in; a file at the root is in none
 	}
 	return in
 }

@@ -63,6 +63,9 @@ func testMCPMemoryErrors(t *testing.T, p *mcpProc) {
 		{[]string{"Error: File " + f + " already exists"}, []any{"command", "create", "path", f, "file_text", "clobbered"}},
 		{[]string{"/memories is the root directory"}, []any{"command", "create", "path", "/memories", "file_text", "x"}},
 		{[]string{"holds control characters"}, []any{"command", "create", "path", "/memories/a\nb.md", "file_text", "x"}},
+		{[]string{"/memories/new.md/ ends with a slash: a file's path does not"}, []any{"command", "create", "path", "/memories/new.md/", "file_text", "x"}},
+		{[]string{f + "/ ends with a slash, but " + f + " is not a directory"}, []any{"command", "view", "path", f + "/"}},
+		{[]string{"/memories/x.md/ ends with a slash: a file's path does not"}, []any{"command", "rename", "old_path", f, "new_path", "/memories/x.md/"}},
 		// view
 		{[]string{"The path /memories/nowhere.md does not exist. Please provide a valid path."}, []any{"command", "view", "path", "/memories/nowhere.md"}},
 		{[]string{"Invalid `view_range`: [0, 2]. Its first element `0` should be within the range of lines of the file: [1, 3]"}, []any{"command", "view", "path", f, "view_range", []int{0, 2}}},
