@@ -259,7 +259,12 @@ func (e *Engine) snippet(h search.Hit, terms []string) string {
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(string(e.redactIno(h.Ino, buf[:n])), "\n")
+	text := buf[:n]
+	if in, err := e.st.Info(h.Ino); err == nil && h.Part == 0 && in.BodyOffset > 0 && in.BodyOffset < len(text) &&
+		strings.TrimSpace(string(text[in.BodyOffset:])) != "" {
+		text = text[in.BodyOffset:] // the body's words, not the front matter's keys
+	}
+	lines := strings.Split(string(e.redactIno(h.Ino, text)), "\n")
 	want := map[string]bool{}
 	for _, t := range terms {
 		want[t] = true

@@ -16,7 +16,7 @@ func (rep *report) print() {
 		fmt.Printf("hybrid search: waited %.1fs for the embeddings after the writes\n", rep.EmbedSeconds)
 	}
 	if rep.WriteSeconds > 0 {
-		fmt.Printf("wrote %d turns in %.1fs (%.0f files/s)\n", rep.Turns, rep.WriteSeconds, float64(rep.Turns)/rep.WriteSeconds)
+		fmt.Printf("wrote %d turns in %.1fs (%.0f turns/s)\n", rep.Turns, rep.WriteSeconds, float64(rep.Turns)/rep.WriteSeconds)
 	}
 	fmt.Printf("\n| set | questions | recall@5 | recall@10 | p50 ms | p95 ms |\n|---|---:|---:|---:|---:|---:|\n")
 	row := func(name string, a *agg) {
