@@ -38,8 +38,9 @@ type summaryPlan struct {
 }
 
 // summaryPlans lists the sessions of mems that need a summary or a newer
-// one. Only those are read.
-func summaryPlans(st *store.Store, mems []store.Info) []summaryPlan {
+// one (only those are read), and the sessions that need one but cannot
+// have it: their turns have no reader in common.
+func summaryPlans(st *store.Store, mems []store.Info) (out []summaryPlan, shared []string) {
 	bySession := map[string][]store.Info{}
 	summaries := map[string]store.Info{}
 	for _, in := range mems {
@@ -53,7 +54,6 @@ func summaryPlans(st *store.Store, mems []store.Info) []summaryPlan {
 		}
 		bySession[dir] = append(bySession[dir], in)
 	}
-	var out []summaryPlan
 	for dir, ms := range bySession {
 		var source uint64
 		for _, in := range ms {
@@ -73,13 +73,18 @@ func summaryPlans(st *store.Store, mems []store.Info) []summaryPlan {
 		}
 		who, ok := turnsAudience(turns)
 		if !ok {
-			continue // turns of users who cannot see each other's
+			// Turns of users who cannot see each other's (or whose
+			// users cannot be told): a summary of them all would show
+			// each user the others' words.
+			shared = append(shared, dir)
+			continue
 		}
 		p.turns, p.who = turns, who
 		out = append(out, p)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].dir < out[b].dir })
-	return out
+	sort.Strings(shared)
+	return out, shared
 }
 
 // summaryCovers reads what a summary consolidation wrote covered; ours is

@@ -52,6 +52,9 @@ type Report struct {
 	DryRun  bool      `json:"dry_run"`
 	Actions []Action  `json:"actions"`
 	Errors  []string  `json:"errors"`
+	// Notes say what the pass left undone on purpose (the operator's:
+	// meta/maintenance.log shows them to unrestricted readers only).
+	Notes []string `json:"notes,omitempty"`
 	// Skipped, on a shared store, names the host whose pass was running:
 	// this one did nothing (one pass at a time across the hosts).
 	Skipped string `json:"skipped,omitempty"`
@@ -170,7 +173,11 @@ func Maintain(st *store.Store, o Options) (*Report, error) {
 		}
 	}
 	plans := map[string]summaryPlan{}
-	for _, p := range summaryPlans(st, mems) {
+	sums, shared := summaryPlans(st, mems)
+	for _, dir := range shared {
+		r.Notes = append(r.Notes, fmt.Sprintf("no %s for %s: its turns are of users who cannot see each other's, and a summary would show each of them the others' words", summaryName, dir))
+	}
+	for _, p := range sums {
 		plans[p.dir] = p
 		reason := fmt.Sprintf("a session of %d turns without %s", len(p.turns), summaryName)
 		if p.update != 0 {

@@ -131,6 +131,25 @@ func TestConsolidation(t *testing.T) {
 		}
 	}
 
+	// A session whose turns are of users who cannot see each other's gets
+	// no summary, and the pass says so, to the operator only.
+	sh := storetest.MkdirAll(t, s, "/episodic/sessions/shared")
+	storetest.WriteFile(t, s, sh, "turns.jsonl", []byte(`{"user":"alice","text":"I booked two kayaks."}`+"\n"+`{"user":"bob","text":"I will pay in cash."}`+"\n"))
+	r, err = Maintain(s, Options{})
+	storetest.Must(t, err)
+	if _, err := s.Lookup(sh, "summary.md"); err == nil {
+		t.Fatal("a session of two users who cannot see each other's turns got a summary")
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "/episodic/sessions/shared") {
+		t.Fatalf("notes %q, want one about the shared session", r.Notes)
+	}
+	if b, err := Log(s, nil); err != nil || !strings.Contains(string(b), "note no summary.md for /episodic/sessions/shared") {
+		t.Fatalf("the operator's maintenance.log lacks the note (%v):\n%s", err, b)
+	}
+	if b, _ := Log(s, func(uint64) bool { return true }); strings.Contains(string(b), "sessions/shared") {
+		t.Fatalf("a restricted reader's maintenance.log shows the note:\n%s", b)
+	}
+
 	// A legacy policy's command is never run.
 	marker := filepath.Join(t.TempDir(), "ran")
 	storetest.Must(t, s.PutSetting("policy", []byte("consolidation:\n  command: touch "+marker+"\n")))

@@ -35,6 +35,7 @@ type logPass struct {
 type logLine struct {
 	Text   string   `json:"text"`
 	Error  bool     `json:"error,omitempty"`
+	Note   bool     `json:"note,omitempty"` // what the pass left undone on purpose
 	Ino    uint64   `json:"ino,omitempty"`
 	Users  []string `json:"users,omitempty"`
 	Unsure bool     `json:"unsure,omitempty"`
@@ -63,7 +64,7 @@ func Log(st *store.Store, may func(ino uint64) bool) ([]byte, error) {
 			continue
 		}
 		var shown []logLine
-		nerr := 0
+		nerr, nnote := 0, 0
 		for _, l := range p.Lines {
 			r := store.Record{Meta: memory.Meta{Users: l.Users}, Unreadable: l.Unsure}
 			if l.Ino == 0 && l.Users == nil && (user != "" || may != nil) {
@@ -76,6 +77,9 @@ func Log(st *store.Store, may func(ino uint64) bool) ([]byte, error) {
 			if l.Error {
 				nerr++
 			}
+			if l.Note {
+				nnote++
+			}
 		}
 		if len(shown) == 0 && (user != "" || may != nil) {
 			continue
@@ -85,11 +89,14 @@ func Log(st *store.Store, may func(ino uint64) bool) ([]byte, error) {
 		if p.Host != "" {
 			host = " on " + p.Host
 		}
-		fmt.Fprintf(&b, "%s pass%s: %d actions, %d errors\n", ts, host, len(shown)-nerr, nerr)
+		fmt.Fprintf(&b, "%s pass%s: %d actions, %d errors\n", ts, host, len(shown)-nerr-nnote, nerr)
 		for _, l := range shown {
 			kind := ""
 			if l.Error {
 				kind = "error "
+			}
+			if l.Note {
+				kind = "note "
 			}
 			fmt.Fprintf(&b, "%s %s%s\n", ts, kind, l.Text)
 		}
@@ -122,6 +129,9 @@ func appendToLog(st *store.Store, r *Report, audience map[uint64]store.Info) err
 	}
 	for _, e := range r.failed {
 		p.Lines = append(p.Lines, line(e.text, true, e.ino))
+	}
+	for _, n := range r.Notes {
+		p.Lines = append(p.Lines, logLine{Text: n, Note: true}) // about no one memory: the operator's
 	}
 	v, err := json.Marshal(p)
 	if err != nil {

@@ -125,6 +125,9 @@ func maintainCmd() *cobra.Command {
 				}
 				fmt.Printf("%s%s %s%s (%s)\n", verb, a.Kind, a.Path, to, a.Reason)
 			}
+			for _, n := range r.Notes {
+				fmt.Printf("note: %s\n", n)
+			}
 			for _, e := range r.Errors {
 				fmt.Printf("error: %s\n", e)
 			}
