@@ -72,7 +72,7 @@ func testCacheFresh(t *testing.T, tf *testFS, pad int) {
 		// past it when padded.
 		snip := "note " + word
 		if word == "w777" {
-			snip = "/semantic/a.md\t" + map[bool]string{true: "appended w777", false: "user: alice"}[pad == 0]
+			snip = "/semantic/a.md\t" + map[bool]string{true: "appended w777", false: "note w002 of the cache test"}[pad == 0]
 		}
 		if res := string(readUncached(t, filepath.Join(q, ".results"))); !strings.Contains(res, snip) {
 			t.Fatalf("%s: search/%s/.results: %q", step, word, res)

@@ -64,6 +64,9 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 		for g, v := range gbest {
 			for _, id := range x.groups[g] {
 				if score[id] == 0 && base[id] == 0 {
+					if _, short := x.windowed(id); short {
+						continue // matched by neither itself nor its window
+					}
 					acc.touched = append(acc.touched, id)
 				}
 				score[id] += t.Prior * v

@@ -176,15 +176,22 @@ func (x *Index) scoreWindows(acc *scratch, lists []*postings, idfs []float64, rs
 		}
 	}
 	// Sequence prior: every member of a sequence of short documents (a
-	// session) also scores its sequence's best window, so the sessions
-	// about the question come first, and within them the windows that
-	// match best.
+	// session) that it or its window matches also scores its sequence's
+	// best window, so the sessions about the question come first, and
+	// within them the windows that match best. A short member that
+	// neither it nor its neighbours match is no result: the prior alone
+	// would list every turn of a session, above better matches of other
+	// sessions (left out, LoCoMo's recall is the same to the third
+	// decimal, in-sample and held out).
 	most := 0.0
 	for gid, v := range gbest {
 		most = max(most, t.Prior*v)
 		for _, id := range x.groups[gid] {
 			if score[id] == 0 && base[id] == 0 {
-				acc.touched = append(acc.touched, id)
+				if _, short := x.windowed(id); short {
+					continue
+				}
+				acc.touched = append(acc.touched, id) // long: its own match is read later (prune.go)
 			}
 			score[id] += t.Prior * v
 		}
