@@ -320,7 +320,7 @@ func searchCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&user, "user", "", "only this user's memories")
+	c.Flags().StringVar(&user, "user", "", "only this user's memories, as by-user/NAME/search/ shows them (with no mount running, ranked in an index of only what NAME may see, as a 'mount --user' ranks)")
 	c.Flags().IntVarP(&k, "k", "k", views.DefaultK, "number of results")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c

@@ -160,16 +160,20 @@ func run(req control.Request, p control.Progress, result any) error {
 	}
 	defer lock.Release()
 	defer startProfile()() // MNEMOFS_CPUPROFILE: here too, for import's
+	user := ""
+	if req.Op == "report" || req.Op == "search" {
+		// The store's own isolation, as a --user mount's: a search for
+		// alice ranks in an index of what she may see (a user: filter
+		// over the whole index alone would let the other lines of a log
+		// she shares rank hers).
+		user = req.User
+	}
 	var eng *views.Engine
 	var onChange func([]store.Change)
 	if req.Op == "search" || req.Op == "index" {
 		eng = views.NewEngine(nil)
-		keepIndex(eng, dir, "", false)
+		keepIndex(eng, dir, user, false)
 		onChange = eng.Handle
-	}
-	user := ""
-	if req.Op == "report" {
-		user = req.User // the store's own isolation, as a --user mount's
 	}
 	kv, st, err := openStore(dir, storeOpen{user: user, onChange: onChange, bulk: req.Op == "import", noCompactions: req.Op == "index"})
 	if err != nil {

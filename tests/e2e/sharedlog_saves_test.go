@@ -100,3 +100,25 @@ func TestSharedLogSavesAndVersions(t *testing.T) {
 	}
 	m.stop(t, syscall.SIGTERM)
 }
+
+// TestSearchAsUserWithoutMount: 'mnemofs search --user alice' with no
+// mount running ranks in an index of only what alice may see, as her
+// mount would: bob's lines of a log they share neither show nor lift
+// hers (through a mount for every user it filters that mount's ranking,
+// as by-user/alice/search/ does).
+func TestSearchAsUserWithoutMount(t *testing.T) {
+	t.Parallel()
+	data, src := t.TempDir(), t.TempDir()
+	check(t, os.WriteFile(filepath.Join(src, "t.jsonl"), []byte(`{"user":"alice","text":"alice harbour line"}`+"\n"+
+		`{"user":"bob","text":"bob narwhalzzz"}`+"\n"+`{"text":"public line"}`+"\n"+`{"text":"public line"}`+"\n"), 0o644))
+	mustRun(t, "import", "--data", data, src, "--to", "episodic/s")
+	if r := mustRun(t, "search", "--data", data, "--user", "alice", "--json", "narwhalzzz"); strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("alice's search for bob's word: %s", r.stdout)
+	}
+	if r := mustRun(t, "search", "--data", data, "--user", "alice", "--json", "harbour"); strings.Count(r.stdout, `"line"`) != 1 || !strings.Contains(r.stdout, "alice harbour") {
+		t.Errorf("alice's search for her word: %s, want her line", r.stdout)
+	}
+	if r := mustRun(t, "search", "--data", data, "--json", "narwhalzzz"); !strings.Contains(r.stdout, "narwhalzzz") {
+		t.Errorf("the operator's search for bob's word: %s", r.stdout)
+	}
+}
