@@ -224,3 +224,72 @@ func TestCachedViewEntriesFollowChanges(t *testing.T) {
 		must(t, os.WriteFile(p, []byte("---\ntags: [fleeting]\n---\ntext\n"), 0o644))
 	}
 }
+
+// TestTypeFollowsTheTree: a memory whose type is its tree's (no type key)
+// moved to another tree, alone or with its directory, is listed under
+// its new type in by-type/ and found by type: with it, not the old one.
+func TestTypeFollowsTheTree(t *testing.T) {
+	t.Parallel()
+	tf := testMount(t)
+	must(t, os.MkdirAll(tf.path("working/d"), 0o755))
+	must(t, os.MkdirAll(tf.path("semantic"), 0o755))
+	must(t, os.WriteFile(tf.path("working/tm.md"), []byte("typemove test\n"), 0o644))
+	must(t, os.WriteFile(tf.path("working/d/f.md"), []byte("typemove in a directory\n"), 0o644))
+	if _, err := os.Stat(tf.path("by-type/working/working/tm.md")); err != nil {
+		t.Fatalf("before the move: %v", err)
+	}
+	must(t, os.Rename(tf.path("working/tm.md"), tf.path("semantic/tm.md")))
+	must(t, os.Rename(tf.path("working/d"), tf.path("semantic/d")))
+	for _, p := range []string{"by-type/semantic/semantic/tm.md", "by-type/semantic/semantic/d/f.md"} {
+		if _, err := os.Stat(tf.path(p)); err != nil {
+			t.Errorf("after the move: %s: %v", p, err)
+		}
+	}
+	if ents, err := os.ReadDir(tf.path("by-type/working")); err == nil && len(ents) > 0 && !(len(ents) == 1 && ents[0].Name() == "search") {
+		t.Errorf("by-type/working still lists %v", ents)
+	}
+	if names := lsNames(t, tf.path("search/typemove type:working")); len(names) > 1 {
+		t.Errorf("search/typemove type:working lists %q", names)
+	}
+}
+
+// TestByDateLogDays: a log whose lines name several days is listed under
+// each of those days in by-date/, and under no day between or around
+// them that only another memory has.
+func TestByDateLogDays(t *testing.T) {
+	t.Parallel()
+	tf := testMount(t)
+	must(t, os.MkdirAll(tf.path("working/r"), 0o755))
+	must(t, os.WriteFile(tf.path("working/r/x.jsonl"), []byte(`{"created":"2021-01-01","text":"a"}`+"\n"+`{"created":"2021-01-05","text":"b"}`+"\n"), 0o644))
+	must(t, os.WriteFile(tf.path("working/r/y.md"), []byte("---\ncreated: 2021-07-07\n---\nz\n"), 0o644))
+	must(t, os.WriteFile(tf.path("working/r/w.md"), []byte("---\ncreated: 2021-01-03\n---\nw\n"), 0o644))
+	for day, want := range map[string]string{"2021/01/01": "x.jsonl", "2021/01/05": "x.jsonl", "2021/07/07": "y.md", "2021/01/03": "w.md"} {
+		var got []string
+		for _, n := range lsNames(t, tf.path("by-date/"+day+"/working/r")) {
+			if n != "search" {
+				got = append(got, n)
+			}
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("by-date/%s/working/r lists %q, want %q", day, got, want)
+		}
+	}
+}
+
+// TestSearchAfterALinkIsRemoved: a search asked again after one of a
+// memory's hard links is removed names it by the link that is left.
+func TestSearchAfterALinkIsRemoved(t *testing.T) {
+	t.Parallel()
+	tf := testMount(t)
+	must(t, os.MkdirAll(tf.path("semantic"), 0o755))
+	must(t, os.MkdirAll(tf.path("working"), 0o755))
+	must(t, os.WriteFile(tf.path("semantic/hl-a.md"), []byte("hlword unique\n"), 0o644))
+	must(t, os.Link(tf.path("semantic/hl-a.md"), tf.path("working/hl-b.md")))
+	if res := read(t, tf.path("search/hlword/.results")); !strings.Contains(res, "/semantic/hl-a.md") {
+		t.Fatalf("before: %q", res)
+	}
+	must(t, os.Remove(tf.path("semantic/hl-a.md")))
+	if res := read(t, tf.path("search/hlword/.results")); strings.Contains(res, "hl-a.md") || !strings.Contains(res, "/working/hl-b.md") {
+		t.Errorf("after removing the first link: %q", res)
+	}
+}

@@ -291,6 +291,7 @@ func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 	}, i, p)
 	if err == nil {
 		s.dcSet(dir, name, ino, i.Mode)
+		s.event(Moved, ino) // one more name
 	}
 	return *i, err
 }

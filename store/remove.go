@@ -183,6 +183,9 @@ func (s *Store) unlink(dir uint64, name string, i *Inode) error {
 		return err
 	}
 	s.dcDel(dir, name)
+	if !last {
+		s.event(Moved, i.Ino) // a name gone: its path may be another now
+	}
 	if !last || open {
 		return nil
 	}

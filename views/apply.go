@@ -163,6 +163,10 @@ func (e *Engine) moved(ino uint64) bool {
 		e.refresh(ino, true) // other rules may cover it where it is now
 		return true
 	}
+	if e.retyped(ino, old) {
+		e.refresh(ino, false) // its type is its tree's, and the tree changed
+		return true
+	}
 	if !isLog(name) {
 		e.idx.Move(ino, parent, name)
 	}
@@ -174,6 +178,16 @@ func (e *Engine) moved(ino uint64) bool {
 	e.put(&ent, hidden) // into or out of /archive
 	e.mu.Unlock()
 	return true
+}
+
+// retyped reports whether the memory ino, indexed as old, now has another
+// type: one that comes from its tree (no type key), moved to another tree.
+func (e *Engine) retyped(ino uint64, old *Entry) bool {
+	if old == nil {
+		return false
+	}
+	in, err := e.st.Info(ino)
+	return err == nil && in.Type != old.Type
 }
 
 // isLog reports line-oriented files, indexed a line at a time.
@@ -399,6 +413,8 @@ func (e *Engine) rescanTree(dir uint64, depth int) {
 				e.drop(d.Ino)
 			case !ignored && (!known || e.st.Redactor().ByPath()):
 				e.refresh(d.Ino, true) // new, or under other redaction rules
+			case known && e.retyped(d.Ino, e.entry(d.Ino)):
+				e.refresh(d.Ino, false) // moved into another tree: its type with it
 			}
 		}
 	}

@@ -114,7 +114,7 @@ func (e *Engine) match(ent *Entry, f Filter, hidden func() bool) bool {
 	// A log whose lines name times spans them: it passes when one of its
 	// lines may (lineMatch decides for each line).
 	first, last := ent.dateSpan()
-	if f.Date != "" && first.Equal(last) && !strings.HasPrefix(first.UTC().Format("2006/01/02"), f.Date) {
+	if f.Date != "" && !ent.onDate(f.Date, first, last) {
 		return false
 	}
 	if f.After != nil && last.Before(*f.After) {

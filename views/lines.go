@@ -251,6 +251,29 @@ func (ent *Entry) dateSpan() (time.Time, time.Time) {
 	return first, last
 }
 
+// onDate reports whether the memory, spanning first to last, is of a day
+// with the prefix date ("2024", "2024/05", "2024/05/01"): a log when one
+// of its lines is (or, past the days it keeps, when its span reaches it).
+func (ent *Entry) onDate(date string, first, last time.Time) bool {
+	day := func(t time.Time) string { return t.UTC().Format("2006/01/02") }
+	if ent.log == nil || !ent.log.hasLineDates {
+		return strings.HasPrefix(day(first), date)
+	}
+	if ent.log.undated && strings.HasPrefix(day(ent.Created), date) {
+		return true
+	}
+	for _, d := range ent.log.days {
+		if strings.HasPrefix(d, date) {
+			return true
+		}
+	}
+	if len(ent.log.days) < memory.MaxValues {
+		return false
+	}
+	lo, hi := date, date+"\xff" // every day with the prefix sorts between
+	return day(first) <= hi && day(last) >= lo
+}
+
 // setLog gives a log's Entry its lines, and their users and tags.
 func (ent *Entry) setLog(lg *logLines) {
 	ent.log = lg
