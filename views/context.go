@@ -13,7 +13,9 @@ const workingShare = 0.25
 // estimated: about four characters per token.
 func tokens(s string) int { return (len(s) + 3) / 4 }
 
-// fit returns s, or its start cut to limit tokens (ok false) when too long.
+// fit returns s, or its start cut to limit tokens (ok false) when too
+// long: its whole lines that fit, or when not even its first two do (a
+// heading and one long line), the start of them.
 func fit(s string, limit int) (string, bool) {
 	if tokens(s) <= limit {
 		return s, true
@@ -21,11 +23,21 @@ func fit(s string, limit int) (string, bool) {
 	if limit < 16 {
 		return "", false
 	}
+	const more = "…\n\n"
+	lines := strings.SplitAfter(s, "\n")
+	n, used := 0, tokens(more)
+	for n < len(lines) && used+tokens(lines[n]) <= limit {
+		used += tokens(lines[n])
+		n++
+	}
+	if n >= 2 {
+		return strings.Join(lines[:n], "") + more, false
+	}
 	r := []rune(s)
 	for len(r) > 0 && tokens(string(r))+2 > limit {
 		r = r[:len(r)*9/10]
 	}
-	return string(r) + "\n…\n\n", false
+	return string(r) + "\n" + more, false
 }
 
 // Context builds the context/<query> file: the memories most relevant to
@@ -110,8 +122,14 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 }
 
 // section is one memory as Markdown: its path (under root) and its text.
+// A summary the maintenance pass wrote is shown without its front matter
+// (its type and bookkeeping), which is not worth the budget.
 func (e *Engine) section(root, p string, ino uint64) string {
 	buf := make([]byte, 32<<10)
 	n, _ := e.st.ReadAt(ino, buf, 0)
-	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(e.redactText(p, string(buf[:n]))))
+	text := buf[:n]
+	if in, err := e.st.Info(ino); err == nil && in.Type == "summary" && in.BodyOffset > 0 && in.BodyOffset < n {
+		text = text[in.BodyOffset:]
+	}
+	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(e.redactText(p, string(text))))
 }

@@ -51,6 +51,9 @@ func ParseQuery(name string) (Query, error) {
 	var words []string
 	for _, f := range strings.Fields(name) {
 		key, val, ok := strings.Cut(f, ":")
+		if ok && val == "" && filterKeys[strings.ToLower(key)] {
+			return q, fmt.Errorf("%s: needs a value (%s:VALUE)", key, strings.ToLower(key))
+		}
 		if !ok || val == "" {
 			words = append(words, f)
 			continue
@@ -85,7 +88,14 @@ func ParseQuery(name string) (Query, error) {
 				q.Budget = min(n, 1<<20)
 			}
 		case "archived":
-			q.Filter.Archived = val == "true" || val == "yes" || val == "1"
+			switch strings.ToLower(val) {
+			case "true", "yes", "1":
+				q.Filter.Archived = true
+			case "false", "no", "0":
+				q.Filter.Archived = false
+			default:
+				return q, fmt.Errorf("archived: want true or false, got %q", val)
+			}
 		default:
 			words = append(words, f) // "http://x" or "10:30" are words
 		}
@@ -94,6 +104,10 @@ func ParseQuery(name string) (Query, error) {
 	q.Terms = search.Tokens(q.Text)
 	return q, nil
 }
+
+// filterKeys are the keys ParseQuery reads as filters.
+var filterKeys = map[string]bool{"user": true, "type": true, "tag": true, "path": true, "after": true, "before": true,
+	"k": true, "budget": true, "archived": true}
 
 // Result is one ranked memory: a file, or one line of a log (Line > 0).
 type Result struct {

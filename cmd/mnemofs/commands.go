@@ -295,6 +295,9 @@ func searchCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rs []views.Result
 			q := strings.Join(args, " ")
+			if strings.TrimSpace(q) == "" {
+				return fail("the query is empty: give words to search for")
+			}
 			if _, err := views.ParseQuery(q); err != nil {
 				return fail("bad query %q: %v", q, err)
 			}

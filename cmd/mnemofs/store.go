@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -138,6 +139,12 @@ func run(req control.Request, p control.Progress, result any) error {
 	dir, err := dataDir()
 	if err != nil {
 		return err
+	}
+	defaulted := globals.data == "" && os.Getenv("MNEMOFS_DATA") == "" && globals.backend == "" && os.Getenv("MNEMOFS_BACKEND") == ""
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && req.Op != "import" && defaulted {
+		// The default store is not made here: a forgotten --data would
+		// answer about a new, empty store as if it were the one meant.
+		return fail("there is no store in %s (the default): give --data DIR (or MNEMOFS_DATA), or make one with 'mnemofs mount' or 'mnemofs import'", dir)
 	}
 	lock, holder, err := control.Acquire(dir, control.Holder{Pid: os.Getpid(), Command: req.Op})
 	if errors.Is(err, control.ErrBusy) {

@@ -122,3 +122,22 @@ func TestSearchAsUserWithoutMount(t *testing.T) {
 		t.Errorf("the operator's search for bob's word: %s", r.stdout)
 	}
 }
+
+// TestNoDefaultStoreMadeByAQuestion: 'mnemofs stats' (or search) with no
+// --data and no store in the default place says so, and makes none: a
+// forgotten --data must not answer about a new, empty store.
+func TestNoDefaultStoreMadeByAQuestion(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for _, args := range [][]string{{"stats"}, {"search", "trip"}} {
+		cmd := exec.Command(mnemofsBin, args...)
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_DATA_HOME=", "MNEMOFS_DATA=", "MNEMOFS_BACKEND=")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "there is no store in") {
+			t.Errorf("mnemofs %v with no store: %v, %s", args, err, out)
+		}
+	}
+	if ents, _ := os.ReadDir(home); len(ents) != 0 {
+		t.Errorf("a question made %v in the home directory", ents)
+	}
+}
