@@ -113,7 +113,7 @@ func (s *Store) undoLoad() error {
 			return fmt.Errorf("store: undoing an unfinished load: %w", err)
 		}
 	}
-	s.log.Printf("mnemofs: an import was interrupted: the %d files and directories of its bulk load are removed (what it wrote before the load, in batches, stays); run it again to complete it", inodes)
+	s.log.Printf("an import was interrupted: the %d files and directories of its bulk load are removed (what it wrote before the load, in batches, stays); run it again to complete it", inodes)
 	return s.kv.Update(func(t backend.Txn) error { return t.Delete(loadKey()) })
 }
 

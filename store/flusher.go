@@ -32,13 +32,13 @@ func (s *Store) flusher() {
 			}
 			s.hostChores()
 			if err := s.flushAccess(); err != nil && !errors.Is(err, backend.ErrUnavailable) { // said once by the KV
-				s.log.Printf("mnemofs: saving access times: %v", err)
+				s.log.Printf("saving access times: %v", err)
 			}
 			// What was committed becomes durable, blob data before the
 			// records (durable.go); replaced and removed blobs go once
 			// the KV that no longer points at them is.
 			if err := s.syncCommitted(); err != nil && err.Error() != lastErr {
-				s.log.Printf("mnemofs: syncing the store: %v", err)
+				s.log.Printf("syncing the store: %v", err)
 				lastErr = err.Error()
 			} else if err == nil {
 				lastErr = ""

@@ -113,7 +113,7 @@ func (s *Store) sweepOrphans() error {
 		if err != nil {
 			return fmt.Errorf("freeing inode %d, orphaned by %s: %w", ino, id, err)
 		}
-		s.log.Printf("mnemofs: freed inode %d, unlinked while open on %s, which is gone", ino, id)
+		s.log.Printf("freed inode %d, unlinked while open on %s, which is gone", ino, id)
 	}
 	return nil
 }
@@ -127,17 +127,17 @@ func (s *Store) hostChores() {
 		return
 	}
 	if err := s.renewPresence(); err != nil && !errors.Is(err, backend.ErrUnavailable) {
-		s.log.Printf("mnemofs: renewing this host's presence: %v", err)
+		s.log.Printf("renewing this host's presence: %v", err)
 	}
 	if time.Since(s.lastSweep) < sweepEvery {
 		return
 	}
 	s.lastSweep = time.Now()
 	if err := s.sweepOrphans(); err != nil && !errors.Is(err, backend.ErrUnavailable) {
-		s.log.Printf("mnemofs: freeing gone hosts' orphans: %v", err)
+		s.log.Printf("freeing gone hosts' orphans: %v", err)
 	}
 	if err := s.sweepStages(); err != nil && !errors.Is(err, backend.ErrUnavailable) {
-		s.log.Printf("mnemofs: collecting replaced content: %v", err)
+		s.log.Printf("collecting replaced content: %v", err)
 	}
 }
 

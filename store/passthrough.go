@@ -323,7 +323,7 @@ func (s *Store) commitDeferred(ino uint64) {
 		return !f.appendOnly && f.refs > 0
 	})
 	if err != nil {
-		s.log.Printf("mnemofs: commit of inode %d: %v", f.ino, err)
+		s.log.Printf("commit of inode %d: %v", f.ino, err)
 	}
 }
 
@@ -391,7 +391,7 @@ func (s *Store) ptTimes(f *openFile) {
 	// By its descriptor: a new file's content file has no name yet.
 	fd := "/proc/self/fd/" + strconv.Itoa(int(f.blob.Fd()))
 	if err := unix.UtimesNanoAt(unix.AT_FDCWD, fd, ts, 0); err != nil {
-		s.log.Printf("mnemofs: times of inode %d's content file: %v", f.ino, err)
+		s.log.Printf("times of inode %d's content file: %v", f.ino, err)
 		return
 	}
 	if st, err := stampOf(f.blob); err == nil {

@@ -64,7 +64,7 @@ func (s *Store) endLingering(ino uint64, age time.Duration) {
 		(*hook)(ino)
 	}
 	if err := s.endSession(f); err != nil {
-		s.log.Printf("mnemofs: ending the passthrough session of inode %d: %v", f.ino, err)
+		s.log.Printf("ending the passthrough session of inode %d: %v", f.ino, err)
 	}
 	release()
 }

@@ -44,7 +44,7 @@ func (s *Store) policy() (policy.Policy, bool) {
 		if q, dropped, err := policy.ParseStored(b); err == nil {
 			p = q
 			if dropped && s.legacyCommand.CompareAndSwap(false, true) {
-				s.log.Printf("mnemofs: meta/policy.yaml has a consolidation section, which is no longer obeyed: name the command in the data directory's operator.yaml (SECURITY.md)")
+				s.log.Printf("meta/policy.yaml has a consolidation section, which is no longer obeyed: name the command in the data directory's operator.yaml (SECURITY.md)")
 			}
 		}
 	}

@@ -171,5 +171,5 @@ func (s *Store) warnUnmasked(ino uint64) {
 	if _, dup := s.redWarned.LoadOrStore(ino, true); dup {
 		return
 	}
-	s.log.Printf("mnemofs: inode %d is covered by a store-mode redaction rule but its content is in a blob file, stored before the rule: writes to it are not masked; copy it to a new file and rename that over it to store it masked", ino)
+	s.log.Printf("inode %d is covered by a store-mode redaction rule but its content is in a blob file, stored before the rule: writes to it are not masked; copy it to a new file and rename that over it to store it masked", ino)
 }

@@ -61,7 +61,7 @@ func (s *Store) removeOnce(dir uint64, name string) (string, error) {
 		}
 		// The memory stays: a removal that was to keep it in the trash
 		// never destroys it instead.
-		s.log.Printf("mnemofs: moving %s to the trash failed, so it is not removed: %v", name, err)
+		s.log.Printf("moving %s to the trash failed, so it is not removed: %v", name, err)
 		return "", syscall.EIO
 	}
 	return "", s.unlink(dir, name, i)

@@ -92,7 +92,7 @@ func (s *Store) endStage(f *openFile, drop bool) {
 	f.stage, f.staged = 0, nil
 	if drop {
 		if err := s.dropChunkSet(id); err != nil && !errors.Is(err, backend.ErrUnavailable) {
-			s.log.Printf("mnemofs: dropping the staged content %d of inode %d: %v (left for the next sweep)", id, f.ino, err)
+			s.log.Printf("dropping the staged content %d of inode %d: %v (left for the next sweep)", id, f.ino, err)
 		}
 	}
 	s.stageMu.Lock()
@@ -182,7 +182,7 @@ func (s *Store) writeStaged(f *openFile, w *commitWrite) error {
 	if !s.shared {
 		// No reader of the old chunks is left: the commit held f.mu.
 		if err := s.dropChunkSet(old); err != nil {
-			s.log.Printf("mnemofs: deleting the replaced content of inode %d: %v (left for the next start)", f.ino, err)
+			s.log.Printf("deleting the replaced content of inode %d: %v (left for the next start)", f.ino, err)
 		}
 	}
 	return nil

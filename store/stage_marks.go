@@ -161,7 +161,7 @@ func (s *Store) sweepStages() error {
 			return fmt.Errorf("collecting the %v: %w", m, err)
 		}
 		if done && m.state == stageWriting {
-			s.log.Printf("mnemofs: removed the %v: a rewrite that did not commit (the file kept the content it had before)", m)
+			s.log.Printf("removed the %v: a rewrite that did not commit (the file kept the content it had before)", m)
 		}
 	}
 	return nil

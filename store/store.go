@@ -164,7 +164,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 		s.now = time.Now
 	}
 	if s.log == nil {
-		s.log = log.Default()
+		s.log = log.New(log.Writer(), "mnemofs: ", log.LstdFlags) // the mount's logger says it itself
 	}
 	if o.BlobDir != "" {
 		s.blobs = blobfs.New(o.BlobDir)
@@ -207,7 +207,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	go func() {
 		defer s.done.Done()
 		if err := s.pruneRemovals(); err != nil {
-			s.log.Printf("mnemofs: pruning the removal log: %v", err)
+			s.log.Printf("pruning the removal log: %v", err)
 		}
 	}()
 	return s, nil
@@ -241,7 +241,7 @@ func (s *Store) Close() error {
 	s.filesMu.Unlock()
 	for _, f := range open {
 		if err := s.commit(f); err != nil {
-			s.log.Printf("mnemofs: commit of inode %d at close: %v", f.ino, err)
+			s.log.Printf("commit of inode %d at close: %v", f.ino, err)
 		}
 	}
 	err := s.flushAccess()
