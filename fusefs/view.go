@@ -63,6 +63,12 @@ type dateDir struct {
 }
 
 func (d *dateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name == "search" && d.prefix != "" {
+		// A year's or a month's memories, searched (a day is a view,
+		// which holds its own search/).
+		key := "/by-date/" + d.prefix + "/search"
+		return d.child(ctx, key, &searchDir{genDir: genDir{fsys: d.fsys}, scope: fixed(views.Filter{Date: d.prefix}), key: key}, out), 0
+	}
 	p := strings.TrimPrefix(d.prefix+"/"+name, "/")
 	if !d.fsys.hasDate(ctx, d.prefix, name) { // names never hold a "/": p is one level down
 		return nil, syscall.ENOENT
@@ -79,6 +85,9 @@ func (d *dateDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	list := make([]fuse.DirEntry, 0, len(names))
 	for _, n := range names {
 		list = append(list, dirEntry(n, "/by-date/"+strings.TrimPrefix(d.prefix+"/"+n, "/")))
+	}
+	if d.prefix != "" && len(names) > 0 {
+		list = append(list, dirEntry("search", "/by-date/"+d.prefix+"/search"))
 	}
 	return rewindable(fs.NewListDirStream(list), d.Readdir), 0
 }

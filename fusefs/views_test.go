@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -273,6 +274,21 @@ func TestByDateLogDays(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("by-date/%s/working/r lists %q, want %q", day, got, want)
 		}
+	}
+	// A year and a month hold search/ too, over their days' memories.
+	for dir, want := range map[string]string{"by-date/2021/search/z": "01-y.md", "by-date/2021/07/search/z": "01-y.md", "by-date/2021/01/search/z": ""} {
+		var got []string
+		for _, n := range lsNames(t, tf.path(dir)) {
+			if n != ".results" {
+				got = append(got, n)
+			}
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s lists %q, want %q", dir, got, want)
+		}
+	}
+	if names := lsNames(t, tf.path("by-date/2021")); !slices.Contains(names, "search") {
+		t.Errorf("by-date/2021 lists %q, without search", names)
 	}
 }
 
