@@ -368,8 +368,8 @@ for t in diet food sport travel; do mirrors "by-tag/$t"; done
 expect "grep -rl Zermatt by-tag/travel" "$(grep -rl Zermatt by-tag/travel | words)" "by-tag/travel/episodic/s1/turn2.md by-tag/travel/working/plan.md"
 
 expect "ls by-date" "$(ls by-date | words)" "$(printf '2024\n%s\n' "${TODAY%%/*}" | sort -u | words)"
-expect "ls by-date/2024" "$(ls by-date/2024 | words)" "04 05 06 07"
-expect "ls by-date/2024/05" "$(ls by-date/2024/05 | words)" "01 03 20"
+expect "ls by-date/2024" "$(ls by-date/2024 | words)" "04 05 06 07 search"
+expect "ls by-date/2024/05" "$(ls by-date/2024/05 | words)" "01 03 20 search"
 expect "find by-date/2024/06/10 -type f" "$(files by-date/2024/06/10)" "episodic/s1/turn1.md episodic/s1/turn2.md"
 expect "find by-date/2024/05/03 -type f" "$(files by-date/2024/05/03)" "semantic/zh/note.md"
 expect "find by-date/$TODAY -type f (no created key: today, UTC)" "$(files "by-date/$TODAY")" "episodic/log/events.jsonl working/bob-todo.md working/plan.md"
