@@ -62,11 +62,23 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if err != nil {
 		return nil, errno(err)
 	}
-	list := make([]fuse.DirEntry, len(ents))
-	for k, e := range ents {
-		list[k] = fuse.DirEntry{Name: e.Name, Ino: e.Ino, Mode: e.Mode}
+	list := d.dots(len(ents))
+	for _, e := range ents {
+		list = append(list, fuse.DirEntry{Name: e.Name, Ino: e.Ino, Mode: e.Mode})
 	}
 	return rewindable(fs.NewListDirStream(list), d.Readdir), 0
+}
+
+// dots starts a listing of d with "." and "..", as ext4's starts (go-fuse
+// answers a READDIRPLUS of them without a lookup); room for n more.
+func (d *dirNode) dots(n int) []fuse.DirEntry {
+	parent := d.ino
+	if i, err := d.fsys.st.Attr(d.ino); err == nil && len(i.Links) > 0 && d.ino != store.RootIno {
+		parent = i.Links[0].Parent
+	}
+	list := make([]fuse.DirEntry, 0, n+2)
+	return append(list, fuse.DirEntry{Name: ".", Ino: d.ino, Mode: syscall.S_IFDIR},
+		fuse.DirEntry{Name: "..", Ino: parent, Mode: syscall.S_IFDIR})
 }
 
 func (d *dirNode) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {

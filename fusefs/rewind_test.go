@@ -5,9 +5,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -90,5 +92,25 @@ func TestRemovedDirStillOpen(t *testing.T) {
 	}
 	if !errors.Is(err, unix.ENOENT) {
 		t.Errorf("creating in a removed directory: %v, want ENOENT", err)
+	}
+}
+
+// TestListingHasDots: a real directory's listing starts with "." and
+// "..", as ext4's does (ls -a shows them; readdir(3) users count them).
+func TestListingHasDots(t *testing.T) {
+	t.Parallel()
+	tf := mountAt(t, t.TempDir(), store.Options{})
+	must(t, os.MkdirAll(tf.path("working/d"), 0o755))
+	must(t, os.WriteFile(tf.path("working/d/a.md"), []byte("a\n"), 0o644))
+	for dir, want := range map[string]string{"working/d": ". .. a.md", "": ". .. "} {
+		out, err := exec.Command("ls", "-a", "-1", tf.path(dir)).Output()
+		must(t, err)
+		if got := strings.Join(strings.Fields(string(out)), " "); !strings.HasPrefix(got, want) {
+			t.Errorf("ls -a %s: %q, want it to start %q", dir, got, want)
+		}
+	}
+	// Go's own listing leaves them out, as it does on any disk.
+	if names, err := os.ReadDir(tf.path("working/d")); err != nil || len(names) != 1 {
+		t.Errorf("os.ReadDir: %v (%v)", names, err)
 	}
 }

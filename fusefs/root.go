@@ -74,7 +74,7 @@ func (r *rootNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if err != nil {
 		return nil, errno(err)
 	}
-	list := make([]fuse.DirEntry, 0, len(ents)+len(generated))
+	list := r.dots(len(ents) + len(generated))
 	for _, e := range ents {
 		list = append(list, fuse.DirEntry{Name: e.Name, Ino: e.Ino, Mode: e.Mode})
 	}
