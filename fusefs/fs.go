@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"errors"
 	"hash/fnv"
 	"log"
 	"sync"
@@ -86,11 +87,22 @@ func fillAttr(i *store.Inode, out *fuse.Attr) {
 	setTime(i.Ctime, &out.Ctime, &out.Ctimensec)
 }
 
+// attr fills out with i's attributes as this mount shows them: in a
+// --user mount a memory the user may read but not change (a public one, a
+// log shared with others) shows no write bits, so that editors open it
+// read-only instead of failing at the save.
+func (f *FS) attr(i *store.Inode, out *fuse.Attr) {
+	fillAttr(i, out)
+	if f.st.User() != "" && i.IsReg() && errors.Is(f.st.MayChange(i.Ino), syscall.EACCES) {
+		out.Mode &^= 0o222
+	}
+}
+
 // newNode returns the kernel inode for a store inode, creating the node of
 // the matching kind. Lookup, Readdir and every create use it, so they agree
 // on identity.
 func (f *FS) newNode(ctx context.Context, parent *fs.Inode, i *store.Inode, out *fuse.EntryOut) *fs.Inode {
-	fillAttr(i, &out.Attr)
+	f.attr(i, &out.Attr)
 	out.SetEntryTimeout(ttl)
 	out.SetAttrTimeout(ttl)
 	var ops fs.InodeEmbedder

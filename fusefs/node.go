@@ -29,7 +29,7 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	if err != nil {
 		return errno(err)
 	}
-	fillAttr(&i, &out.Attr)
+	n.fsys.attr(&i, &out.Attr)
 	out.SetTimeout(ttl)
 	return 0
 }
@@ -77,7 +77,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	if err != nil {
 		return errno(err)
 	}
-	fillAttr(&i, &out.Attr)
+	n.fsys.attr(&i, &out.Attr)
 	out.SetTimeout(ttl)
 	return 0
 }

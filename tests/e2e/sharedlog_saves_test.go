@@ -93,6 +93,15 @@ func TestSharedLogSavesAndVersions(t *testing.T) {
 	} else if st, err := os.Stat(p("history/episodic/s/hist.jsonl/v1.jsonl")); err != nil || st.Size() != int64(len(alice)+1) {
 		t.Errorf("version 1 of hist.jsonl: size %v (%v), want %d", st, err, len(alice)+1)
 	}
+	// A log she sees in part is hers to read, not to change: no write
+	// bits, so that an editor opens it read-only; her own files have them.
+	if st, err := os.Stat(p("working/l.jsonl")); err != nil || st.Mode().Perm()&0o222 != 0 {
+		t.Errorf("alice's view of a shared log: mode %v (%v), want no write bits", st.Mode(), err)
+	}
+	check(t, os.WriteFile(p("working/mine.md"), []byte("mine\n"), 0o644))
+	if st, err := os.Stat(p("working/mine.md")); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("alice's own file: mode %v (%v), want 0644", st.Mode(), err)
+	}
 	for _, f := range []string{"working/j.json", "working/t.json", "working/dup.json"} {
 		if _, err := os.Stat(p(f)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("alice sees bob's %s: %v", f, err)
