@@ -86,7 +86,11 @@ func (t *Tools) mkdirs(p memPath, n node) (uint64, error) {
 			in, err = t.st.Lookup(dir, p.parts[i])
 		}
 		if err != nil {
-			return 0, t.fsErr("create the directory", Root+"/"+strings.Join(p.parts[:i+1], "/"), err)
+			shown := Root + "/" + strings.Join(p.parts[:i+1], "/")
+			if _, lerr := t.st.Lookup(dir, p.parts[i]); errors.Is(err, syscall.EACCES) && errors.Is(lerr, syscall.ENOENT) {
+				return 0, taken(memPath{shown: shown}) // a name a hidden memory holds, as create says
+			}
+			return 0, t.fsErr("create the directory", shown, err)
 		}
 		t.st.NotifyEntry(dir, p.parts[i])
 		dir = in.Ino

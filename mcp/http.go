@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,12 +17,18 @@ import (
 // escaped at worst six bytes a byte, and the envelope.
 const maxBody = 6*MaxText + 64<<10
 
+// sessionIdle closes an HTTP session no request has used for so long: a
+// client that dies (or never sends DELETE) would otherwise keep its
+// session, about 15 KB, for the server's life. A client that comes back
+// later is told the session is gone and initializes again.
+const sessionIdle = 30 * time.Minute
+
 // HTTPHandler serves srv over the streamable HTTP transport to requests
 // that carry "Authorization: Bearer <token>"; any other request gets 401
 // and one log line naming the peer and the reason, never a token.
 func HTTPHandler(srv *sdk.Server, token string, logger *log.Logger) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
-		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody})
+		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: sessionIdle})
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" && !allowedOrigin(o, r.Host) {

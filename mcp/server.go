@@ -81,6 +81,7 @@ const Instructions = "mnemofs: the agent's long-term memory as a directory tree 
 func NewServer(b Backend, version string, logger *slog.Logger) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mnemofs", Title: "mnemofs memory", Version: version},
 		&sdk.ServerOptions{Instructions: Instructions, Logger: logger})
+	slots := make(chan struct{}, maxCalls)
 	for _, d := range toolDefs {
 		no := false
 		t := &sdk.Tool{Name: d.name, Title: d.title, Description: d.desc, InputSchema: json.RawMessage(d.input),
@@ -92,14 +93,27 @@ func NewServer(b Backend, version string, logger *slog.Logger) *sdk.Server {
 			yes := true
 			t.Annotations.DestructiveHint = &yes
 		}
-		s.AddTool(t, handler(b, d.name))
+		s.AddTool(t, handler(b, d.name, slots))
 	}
 	return s
 }
 
-// handler forwards a call of tool name to b.
-func handler(b Backend, name string) sdk.ToolHandler {
+// maxCalls bounds the tool calls a server runs at once (over all its
+// sessions): each may hold a memory's text and its answer, up to a few
+// MiB, so a client sending hundreds at once must not hold hundreds of
+// them. The others wait their turn, and one cancelled while it waits
+// does not run at all.
+const maxCalls = 8
+
+// handler forwards a call of tool name to b, when one of slots is free.
+func handler(b Backend, name string, slots chan struct{}) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		res, err := b.Do(ctx, Call{Tool: name, Args: req.Params.Arguments})
 		if err != nil {
 			res = Result{Text: "Error: " + err.Error(), IsError: true}

@@ -29,6 +29,10 @@ type lineGuard struct {
 	c       io.Closer
 	w       *syncWriter
 	pending []byte
+	// version is the protocol version the client's initialize asked
+	// for: from 2025-06-18 on, MCP has no batches, and the SDK ends the
+	// session at one; the guard answers it instead.
+	version string
 }
 
 func newLineGuard(r io.ReadCloser, w *syncWriter) *lineGuard {
@@ -46,6 +50,8 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 		case len(bytes.TrimSpace(line)) > 0:
 			if bad := checkMessage(line); bad != nil {
 				g.w.Write(bad)
+			} else if bad := g.noBatch(line); bad != nil {
+				g.w.Write(bad)
 			} else {
 				g.pending = append(append(g.pending[:0], line...), '\n')
 			}
@@ -60,6 +66,43 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 	n := copy(p, g.pending)
 	g.pending = g.pending[n:]
 	return n, nil
+}
+
+// noBatch notes the protocol version an initialize asks for, and answers
+// a batch under a version that has none (2025-06-18 on) with an error for
+// each request in it; nil for a line to pass on.
+func (g *lineGuard) noBatch(line []byte) []byte {
+	line = bytes.TrimSpace(line)
+	if line[0] != '[' {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &m) == nil && m.Method == "initialize" {
+			g.version = m.Params.ProtocolVersion
+		}
+		return nil
+	}
+	if g.version < "2025-06-18" { // dates compare as strings
+		return nil
+	}
+	var batch []struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(line, &batch) // checked by checkMessage
+	var out [][]byte
+	for _, m := range batch {
+		if m.ID != nil {
+			out = append(out, bytes.TrimSuffix(errorResponse(m.ID, -32600,
+				"Invalid Request: protocol version "+g.version+" has no batches: send one message a line"), []byte("\n")))
+		}
+	}
+	if len(out) == 0 {
+		return []byte{} // notifications only: nothing to answer, nothing passed on
+	}
+	return append(append([]byte("["), bytes.Join(out, []byte(","))...), "]\n"...)
 }
 
 // line reads the next line without its newline; one over maxLine is read

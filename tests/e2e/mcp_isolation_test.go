@@ -117,6 +117,7 @@ func checkAliceMCP(t *testing.T, p *mcpProc, tag string) {
 		same(t, p, "history", fields("path", h, "version", 1), fields("path", missing, "version", 1), h, missing)
 		// A name held by a hidden memory cannot be taken (SECURITY.md).
 		p.memFails([]string{"is taken by a memory you cannot see"}, "command", "create", "path", h, "file_text", "overwritten")
+		p.memFails([]string{"is taken by a memory you cannot see"}, "command", "create", "path", h+"/child.md", "file_text", "under it")
 	}
 	mine := "/memories/semantic/mine-" + tag + ".md"
 	p.memOK("command", "create", "path", mine, "file_text", "alice's own note, "+tag+"\n")

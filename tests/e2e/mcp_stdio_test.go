@@ -76,4 +76,17 @@ func TestMCPStdioBadLines(t *testing.T) {
 			t.Errorf("the ping after %q: %+v", c.line, r)
 		}
 	}
+	// A batch, which protocol 2025-06-18 has not: each request in it is
+	// answered with an error, and the session goes on (the SDK ended it).
+	send(`[{"jsonrpc":"2.0","id":6,"method":"tools/list"},{"jsonrpc":"2.0","id":7,"method":"ping"}]`)
+	l, err := out.ReadString('\n')
+	check(t, err)
+	var batch []resp
+	if err := json.Unmarshal([]byte(l), &batch); err != nil || len(batch) != 2 || batch[0].ID != float64(6) || batch[0].Error == nil || batch[0].Error.Code != -32600 {
+		t.Errorf("a batch: answered %q", l)
+	}
+	send(`{"jsonrpc":"2.0","id":200,"method":"ping"}`)
+	if r := next(); r.Error != nil || r.ID != float64(200) {
+		t.Errorf("the ping after a batch: %+v", r)
+	}
 }
