@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/store/internal/blobfs"
 
 	"golang.org/x/sys/unix"
@@ -116,6 +117,7 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		if writes && !appends {
 			sess.appends = false // may write below the committed size
 			sess.writers++
+			s.markLive(f, sess)
 		}
 		return f.blob
 	}
@@ -188,6 +190,22 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 	f.sess.Store(sess)
 	s.tails.Forget(ino)
 	return f.blob
+}
+
+// markLive sets the live mark of f's inode, unless set, before a handle
+// that may write below the end joins a session on its committed blob (a
+// read session, an append's): the kernel then changes that blob in place,
+// and a store opened after a crash must take the blob as it is (its size
+// and sha256, settle), not trust the record. Caller holds f.mu.
+func (s *Store) markLive(f *openFile, sess *ptSession) {
+	if sess.marked || sess.temp {
+		return
+	}
+	if err := s.kv.Update(func(t backend.Txn) error { return t.Set(backend.LiveKey(f.ino), nil) }); err != nil {
+		s.log.Printf("marking inode %d as written in place: %v (a crash now may leave its record behind its content; fsck --repair)", f.ino, err)
+		return
+	}
+	sess.marked = true
 }
 
 // ptReadable opens the blob of ino for a read session (PTRead), or

@@ -239,7 +239,9 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	if recheck && i.Blob != 0 && s.blobs != nil {
 		// What the kernel appended after the last commit (a deferred
 		// flush, passthrough.go) was acknowledged to its writer: keep it.
-		if fi, serr := os.Stat(s.blobs.Path(ino, i.Blob)); serr == nil && uint64(fi.Size()) > i.Size {
+		// A marked blob the kernel rewrote or truncated in place is the
+		// content as it is now: its size too, not the record's.
+		if fi, serr := os.Stat(s.blobs.Path(ino, i.Blob)); serr == nil && (uint64(fi.Size()) > i.Size || marked) {
 			i.Size = uint64(fi.Size())
 		}
 	}
