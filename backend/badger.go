@@ -158,6 +158,12 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		opt = opt.WithEncryptionKey(o.EncryptionKey).WithIndexCacheSize(64 << 20).WithBlockCacheSize(16 << 20)
 	}
 	db, err := badger.Open(opt)
+	if err != nil && strings.Contains(err.Error(), "Create a new file") {
+		// A memtable or value log file left empty by a killed process:
+		// Badger's first open fails on it, after sizing it, and the next
+		// one reads it as the empty file it is (dgraph-io/badger#2207).
+		db, err = badger.Open(opt)
+	}
 	if err != nil {
 		return nil, mapOpenErr(err)
 	}

@@ -185,3 +185,32 @@ func TestNoCompactions(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestOpenBadgerAfterEmptyMemtable: a memtable file a killed process left
+// empty does not keep the store from opening (dgraph-io/badger#2207: the
+// first open fails on it), and what was written stays.
+func TestOpenBadgerAfterEmptyMemtable(t *testing.T) {
+	dir := t.TempDir()
+	kv, err := OpenBadger(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Update(func(tx Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "00009.mem"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kv, err = OpenBadger(dir, Options{})
+	if err != nil {
+		t.Fatalf("opening with an empty memtable file: %v", err)
+	}
+	defer kv.Close()
+	var got []byte
+	if err := kv.View(func(tx Txn) error { v, err := tx.Get([]byte("k")); got = v; return err }); err != nil || string(got) != "v" {
+		t.Fatalf("after the reopen: %q, %v", got, err)
+	}
+}
