@@ -9,7 +9,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"syscall"
+	"time"
 )
+
+// dialWait is how long Call retries a dial to a socket that is not (yet)
+// listening.
+const dialWait = 3 * time.Second
 
 // Call sends req to the mount serving socket for the store in dataDir,
 // reporting progress, and decodes the result into result (which may be
@@ -26,7 +32,16 @@ func Call(dataDir, socket string, req Request, p Progress, result any) error {
 	// idle connections behind.
 	c := &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return dialPeer(ctx, socket, owner)
+			// A mount holds the store a moment before its socket
+			// listens: a command run just as it comes up retries the
+			// dial for a while (a failed dial ran nothing).
+			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+				c, err := dialPeer(ctx, socket, owner)
+				if err == nil || time.Since(start) > dialWait ||
+					!(errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) {
+					return c, err
+				}
+			}
 		},
 		DisableKeepAlives: true,
 	}}

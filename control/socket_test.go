@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // serveUnmount serves dataDir with only the "unmount" operation, counting
@@ -156,5 +157,24 @@ func TestCheckPrivateDir(t *testing.T) {
 	os.WriteFile(f, nil, 0o600)
 	if checkPrivateDir(f) == nil {
 		t.Errorf("a file accepted as a directory")
+	}
+}
+
+// TestCallWaitsForTheSocket: a command run while a mount is still coming
+// up (it holds the store, its socket does not listen yet) reaches it once
+// it listens, instead of failing at once.
+func TestCallWaitsForTheSocket(t *testing.T) {
+	data := t.TempDir()
+	done := make(chan error, 1)
+	go func() { done <- Call(data, SocketPath(data), Request{Op: "unmount"}, nil, nil) }()
+	time.Sleep(300 * time.Millisecond)
+	_, n := serveUnmount(t, data)
+	select {
+	case err := <-done:
+		if err != nil || n.Load() != 1 {
+			t.Fatalf("Call to a socket that listens 300 ms later: %v (unmount called %d times)", err, n.Load())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Call did not return")
 	}
 }
