@@ -75,6 +75,9 @@ func (a args) str(k string) (s string, ok bool, err error) {
 	if lone := strings.Count(s, "\uFFFD") - replacementsSent(v); lone > 0 {
 		return "", false, errorf("`%s` is not valid UTF-8 text: it holds %d unpaired surrogate escape(s) (\\uD800-\\uDFFF alone); send UTF-8 text", k, lone)
 	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", false, errorf("`%s` holds a NUL byte (\\u0000): the memory tool takes text, and NUL makes it binary", k)
+	}
 	return s, true, nil
 }
 

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -231,7 +232,7 @@ func (t *Tools) edit(p memPath, change func(string) (string, error)) error {
 	switch {
 	case err != nil:
 		err = t.fsErr("read", p.shown, err)
-	case !utf8.Valid(b):
+	case !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0:
 		err = errorf("%s is not UTF-8 text (%d bytes of binary data): the memory tool edits text files only", p.shown, len(b))
 	default:
 		after, err = change(string(b))

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,7 +59,7 @@ func (t *Tools) viewFile(p memPath, in store.Inode, rng []int64, hasRange bool) 
 	if err != nil {
 		return Result{}, t.fsErr("read", p.shown, err)
 	}
-	if !utf8.Valid(b) {
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
 		return Result{}, errorf("%s is not UTF-8 text (%d bytes of binary data): the memory tool shows text files only", p.shown, len(b))
 	}
 	lines := splitLines(string(b))

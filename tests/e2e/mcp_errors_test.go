@@ -63,6 +63,7 @@ func testMCPMemoryErrors(t *testing.T, p *mcpProc) {
 		{[]string{"Error: File " + f + " already exists"}, []any{"command", "create", "path", f, "file_text", "clobbered"}},
 		{[]string{"/memories is the root directory"}, []any{"command", "create", "path", "/memories", "file_text", "x"}},
 		{[]string{"holds control characters"}, []any{"command", "create", "path", "/memories/a\nb.md", "file_text", "x"}},
+		{[]string{"`file_text` holds a NUL byte"}, []any{"command", "create", "path", "/memories/nul.md", "file_text", "a\x00b"}},
 		{[]string{"/memories/new.md/ ends with a slash: a file's path does not"}, []any{"command", "create", "path", "/memories/new.md/", "file_text", "x"}},
 		{[]string{f + "/ ends with a slash, but " + f + " is not a directory"}, []any{"command", "view", "path", f + "/"}},
 		{[]string{"/memories/x.md/ ends with a slash: a file's path does not"}, []any{"command", "rename", "old_path", f, "new_path", "/memories/x.md/"}},
