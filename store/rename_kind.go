@@ -2,6 +2,7 @@ package store
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -15,7 +16,9 @@ import (
 // temporary name and renamed to a.jsonl, t.txt renamed to t.json) reads
 // its committed content again as the new name says, in the rename's own
 // transaction: otherwise the lines of a shared log saved that way would
-// name no one, and every user would see them all.
+// name no one, and every user would see them all. A log whose lines named
+// users, renamed to a name that reads no users from them, is hidden from
+// every user's mount rather than made public (isolation fails closed).
 
 // parseKind is how metadata is read from a file named name.
 func parseKind(name string) string {
@@ -85,11 +88,20 @@ func (r *reparsed) apply(t backend.Txn) error {
 	if err != nil {
 		return err
 	}
+	named := len(shownUsers(rec.LineUsers)) > 0 || rec.LinesUnknown || slices.Contains(rec.LineUsers, unsureLine)
 	rec.applyParse(r.p)
 	if r.lines != nil {
 		rec.applyLines(*r.lines)
 	} else {
 		rec.LineUsers, rec.LinePublic, rec.LinesAt, rec.LinesUnknown = nil, false, 0, false
+		if named && rec.Owner == "" && len(rec.Meta.Users) == 0 && !rec.Unreadable {
+			// A log whose lines named users, renamed to a name whose
+			// metadata names none (turns.jsonl to turns.jsonl~, an
+			// editor's backup): not made public, hidden instead, as
+			// anything whose users cannot be told.
+			rec.Unreadable = true
+			rec.Error = "its lines named users, and as a file of this name it names none: hidden from every user's mount (rename it back to a log, or give it front matter)"
+		}
 	}
 	return putRecord(t, r.ino, rec)
 }

@@ -40,6 +40,9 @@ func TestSharedLogSavesAndVersions(t *testing.T) {
 	check(t, os.Rename(p("working/t.txt"), p("working/t.json")))
 	check(t, os.WriteFile(p("working/l.txt"), []byte(alice+"\n"+`{"user":"bob","text":"mvlogsecret"}`+"\n"), 0o644))
 	check(t, os.Rename(p("working/l.txt"), p("working/l.jsonl")))
+	// A shared log renamed to an editor's backup name (not a log).
+	check(t, os.WriteFile(p("working/bk.jsonl"), []byte(alice+"\n"+`{"user":"bob","text":"backupsecret"}`+"\n"), 0o644))
+	check(t, os.Rename(p("working/bk.jsonl"), p("working/bk.jsonl~")))
 	// An old version of a shared log.
 	check(t, os.WriteFile(p("episodic/s/hist.jsonl"), []byte(alice+"\n"+`{"user":"bob","text":"histsecret"}`+"\n"), 0o644))
 	check(t, os.WriteFile(p("episodic/s/hist.jsonl"), []byte(alice+"\n"), 0o644))
@@ -50,7 +53,7 @@ func TestSharedLogSavesAndVersions(t *testing.T) {
 	check(t, os.WriteFile(p("working/dup.json"), []byte(`{"user":"bob","user":"alice","text":"dupjsonsecret"}`), 0o644))
 	m.stop(t, syscall.SIGTERM)
 
-	secrets := []string{"sedsecret", "replacesecret", "mvjsonsecret", "mvlogsecret", "histsecret", "tailsecret",
+	secrets := []string{"backupsecret", "sedsecret", "replacesecret", "mvjsonsecret", "mvlogsecret", "histsecret", "tailsecret",
 		"entsecret", "entmetasecret", "dupjsonsecret"}
 	m = startMount(t, data, mnt, "--user", "alice")
 	var seen []string
