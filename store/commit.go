@@ -243,9 +243,10 @@ func (s *Store) planCommit(f *openFile) (commitPlan, error) {
 		// What its lines name (loglines.go): from where the last scan
 		// ended when this is an append, else from the start.
 		from := uint64(0)
-		// (Not when the last scan ended before the committed size: an
-		// unfinished line, whose users the whole scan reads again.)
-		if r, err := s.storedRecord(f.ino); err == nil && f.appendOnly && r.LinesAt == f.committedSize && !r.LinesUnknown {
+		// (The scan ended at the last newline: an unfinished line is
+		// read again from its start, and its users, once finished, are
+		// added to those it named unfinished.)
+		if r, err := s.storedRecord(f.ino); err == nil && f.appendOnly && r.LinesAt <= f.committedSize && !r.LinesUnknown {
 			from = r.LinesAt
 		}
 		sc := s.scanLines(f, p.name, from, p.size)

@@ -106,8 +106,9 @@ func scanBytes(jsonLog bool, from uint64, b []byte) lineScan {
 	}
 	// Every line counts, the unfinished last one too: it is shown as it
 	// is until it is finished (projectLines). end stays after the last
-	// newline, and the next append's scan starts from the start instead
-	// (planCommit), so the line's users are read again once finished.
+	// newline, so the next append's scan reads that line again, finished
+	// (planCommit); what it named unfinished stays named (a line cut
+	// short, no one's, keeps the log partial for every user: fail closed).
 	last := bytes.LastIndexByte(b, '\n')
 	sc.end = from + uint64(last+1)
 	for _, line := range bytes.Split(b, []byte("\n")) {

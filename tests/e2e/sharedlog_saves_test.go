@@ -51,9 +51,20 @@ func TestSharedLogSavesAndVersions(t *testing.T) {
 	check(t, os.WriteFile(p("working/ent.jsonl"), []byte(alice+"\n"+`{"entities":["User:bob"],"text":"entsecret"}`+"\n"+
 		`{"metadata":{"entities":"user:bob"},"text":"entmetasecret"}`+"\n"), 0o644))
 	check(t, os.WriteFile(p("working/dup.json"), []byte(`{"user":"bob","user":"alice","text":"dupjsonsecret"}`), 0o644))
+	// Lines finished by a later append: bob's stays bob's, alice's hers.
+	check(t, os.WriteFile(p("working/grow.jsonl"), []byte(alice+"\n"+`{"user":"bob","text":"growsec`), 0o644))
+	appendTo := func(s string) {
+		f, err := os.OpenFile(p("working/grow.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+		check(t, err)
+		_, err = f.WriteString(s)
+		check(t, err)
+		check(t, f.Close())
+	}
+	appendTo(`ret"}` + "\n" + `{"user":"alice","text":"alice la`)
+	appendTo(`ter"}` + "\n")
 	m.stop(t, syscall.SIGTERM)
 
-	secrets := []string{"backupsecret", "sedsecret", "replacesecret", "mvjsonsecret", "mvlogsecret", "histsecret", "tailsecret",
+	secrets := []string{"growsecret", "backupsecret", "sedsecret", "replacesecret", "mvjsonsecret", "mvlogsecret", "histsecret", "tailsecret",
 		"entsecret", "entmetasecret", "dupjsonsecret"}
 	m = startMount(t, data, mnt, "--user", "alice")
 	var seen []string
@@ -86,6 +97,9 @@ func TestSharedLogSavesAndVersions(t *testing.T) {
 	}
 	// What she may see she still sees: her lines, and her line of the
 	// kept version.
+	if b, err := os.ReadFile(p("working/grow.jsonl")); err != nil || string(b) != alice+"\n"+`{"user":"alice","text":"alice later"}`+"\n" {
+		t.Errorf("alice reads the log finished by appends as %q (%v)", b, err)
+	}
 	for _, f := range []string{"episodic/s/sed.jsonl", "working/l.jsonl", "working/tail.jsonl", "working/ent.jsonl"} {
 		if b, err := os.ReadFile(p(f)); err != nil || !strings.Contains(string(b), `"user":"alice"`) {
 			t.Errorf("alice reads %s as %q (%v), want her line", f, b, err)
