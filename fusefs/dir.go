@@ -18,7 +18,8 @@ type dirNode struct {
 	node
 	// gone holds its attributes once it is removed while the kernel
 	// still knows it (an open handle, a process's working directory):
-	// fstat gives them with nlink 0, and a listing is empty, as on ext4.
+	// fstat gives them with nlink 0, as on ext4 (a listing of it the
+	// kernel answers itself: ENOENT).
 	gone atomic.Pointer[store.Inode]
 }
 
@@ -54,9 +55,6 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 
 func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	defer observe(latReaddir, time.Now())
-	if d.gone.Load() != nil {
-		return rewindable(fs.NewListDirStream(nil), d.Readdir), 0
-	}
 	d.seen()
 	ents, err := d.fsys.st.ReadDir(d.ino)
 	if err != nil {
@@ -70,11 +68,12 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 }
 
 // dots starts a listing of d with "." and "..", as ext4's starts (go-fuse
-// answers a READDIRPLUS of them without a lookup); room for n more.
+// answers a READDIRPLUS of them without a lookup); room for n more. The
+// parent is the kernel's (a real directory's inode number is the store's).
 func (d *dirNode) dots(n int) []fuse.DirEntry {
 	parent := d.ino
-	if i, err := d.fsys.st.Attr(d.ino); err == nil && len(i.Links) > 0 && d.ino != store.RootIno {
-		parent = i.Links[0].Parent
+	if _, p := d.Parent(); p != nil {
+		parent = p.StableAttr().Ino
 	}
 	list := make([]fuse.DirEntry, 0, n+2)
 	return append(list, fuse.DirEntry{Name: ".", Ino: d.ino, Mode: syscall.S_IFDIR},

@@ -2,7 +2,6 @@ package store
 
 import (
 	"path"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -55,13 +54,11 @@ func (s *Store) reparseAs(ino uint64, mode uint32, oldName, newName string) (*re
 	size := i.Size
 	s.icMu.RUnlock()
 	r := &reparsed{ino: ino}
-	want := size
+	want := uint64(headMax + 1)
 	if isLogName(newName) {
-		want = min(size, lineScanMax+1)
-	} else {
-		want = min(size, headMax+1)
+		want = lineScanMax + 1
 	}
-	b := make([]byte, want)
+	b := make([]byte, min(size, want))
 	n, err := s.readLocked(ino, nil, b, 0)
 	if err != nil {
 		return nil, err
@@ -88,7 +85,7 @@ func (r *reparsed) apply(t backend.Txn) error {
 	if err != nil {
 		return err
 	}
-	named := len(shownUsers(rec.LineUsers)) > 0 || rec.LinesUnknown || slices.Contains(rec.LineUsers, unsureLine)
+	named := len(rec.LineUsers) > 0 || rec.LinesUnknown // some line named users, or may have
 	rec.applyParse(r.p)
 	if r.lines != nil {
 		rec.applyLines(*r.lines)

@@ -193,8 +193,8 @@ func (s *Store) versionLines(ino uint64, v *Version) ([]byte, bool, bool, error)
 	if err != nil {
 		return nil, false, true, err
 	}
-	out, users := projectLines(jsonLog, b, u)
-	return out, len(users) > 0 || len(bytes.TrimSpace(out)) > 0, true, nil
+	out, _ := projectLines(jsonLog, b, u)
+	return out, len(bytes.TrimSpace(out)) > 0, true, nil
 }
 
 // versionVisible reports whether the store's user may see version v of
@@ -245,16 +245,21 @@ func (s *Store) versions(ino uint64) ([]Version, error) {
 // user may see it.
 func (s *Store) VersionContent(ino uint64, n uint32) ([]byte, error) {
 	if s.opts.User != "" {
-		vs, err := s.Versions(ino)
+		// Checked as Versions lists it, this version alone.
+		all, err := s.versions(ino)
 		if err != nil {
 			return nil, err
 		}
-		k := slices.IndexFunc(vs, func(v Version) bool { return v.N == n })
-		if k < 0 {
+		k := slices.IndexFunc(all, func(v Version) bool { return v.N == n })
+		if k < 0 || !s.versionVisible(ino, &all[k]) {
 			return nil, fmt.Errorf("store: version %d of inode %d: %w", n, ino, errNoVersion)
 		}
-		if b, _, ok, err := s.versionLines(ino, &vs[k]); ok || err != nil {
-			return b, err
+		if b, lines, ok, err := s.versionLines(ino, &all[k]); err != nil {
+			return nil, err
+		} else if ok && !lines {
+			return nil, fmt.Errorf("store: version %d of inode %d: %w", n, ino, errNoVersion)
+		} else if ok {
+			return b, nil
 		}
 	}
 	return s.versionContent(ino, n)
