@@ -147,6 +147,9 @@ func TestSearchAsUserWithoutMount(t *testing.T) {
 	if r := mustRun(t, "search", "--data", data, "--json", "narwhalzzz"); !strings.Contains(r.stdout, "narwhalzzz") {
 		t.Errorf("the operator's search for bob's word: %s", r.stdout)
 	}
+	if r := runMnemofs(t, "search", "--data", data, " "); r.code == 0 || !strings.Contains(r.stderr, "the query is empty") {
+		t.Errorf("an empty query: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestNoDefaultStoreMadeByAQuestion: 'mnemofs stats' (or search) with no
