@@ -27,10 +27,24 @@ const NameMax = 255
 // DefaultTrees are created in a fresh store.
 var DefaultTrees = []string{"episodic", "semantic", "working", "archive"}
 
-// Store is an open mnemofs store.
+// Store is an open mnemofs store, or a view of one for one user (ForUser,
+// view.go): a view shares everything of the store it was made from (the
+// KV, the caches, the locks, the write states), and has its own options
+// and its own caches of what its user sees.
 type Store struct {
-	kv   backend.KV
+	*core
 	opts Options
+	// proj caches what a store's user sees of partial logs (loglines.go).
+	proj projections
+	// lines caches which lines of partial logs the user sees (view.go).
+	lines lineSets
+	// view: made by ForUser; closing it closes nothing.
+	view bool
+}
+
+// core is what a store and its views share.
+type core struct {
+	kv   backend.KV
 	now  func() time.Time
 	log  *log.Logger
 	// packs caches decompressed packs (pack.go).
@@ -100,8 +114,6 @@ type Store struct {
 	// internal: the inodes maintenance is writing (RewriteInternal;
 	// filesMu).
 	internal map[uint64]int
-	// proj caches what a store's user sees of partial logs (loglines.go).
-	proj projections
 	// vacated: names memories just left, for a file created there to go
 	// on with (saves.go; mu).
 	vacated  map[entryName]vacancy
@@ -156,10 +168,10 @@ const idLease = 4096
 
 // Open opens a store on kv, initialising it if empty.
 func Open(kv backend.KV, o Options) (*Store, error) {
-	s := &Store{kv: kv, opts: o, now: o.Now, log: o.Logger,
+	s := &Store{opts: o, core: &core{kv: kv, now: o.Now, log: o.Logger,
 		inodes: map[uint64]*Inode{}, writes: map[uint64]*writeState{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{}, stageLive: map[uint64]bool{}, grace: garbageGrace,
 		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
-		recs: cache.NewFill[uint64, Record](4096)}
+		recs: cache.NewFill[uint64, Record](4096)}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -222,6 +234,9 @@ func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 
 // Close flushes pending metadata. It does not close the KV.
 func (s *Store) Close() error {
+	if s.view {
+		return errors.New("store: a view (ForUser) is not closed: close the store it was made from")
+	}
 	close(s.stop)
 	s.done.Wait()
 	if s.shared && !s.opts.ReadOnly {
