@@ -73,12 +73,12 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 				// the turn and its neighbours.
 				if sp, sino, ok := e.summaryOf(r.Ino, f); ok && !seen[sino] {
 					seen[sino] = true
-					secs = append(secs, e.section(q.Root, sp, sino))
+					secs = append(secs, e.section(q.Root, sp, sino, scope))
 				}
 				secs = append(secs, e.turnSection(q.Root, r, f, shown))
 			} else if !seen[r.Ino] {
 				seen[r.Ino] = true
-				secs = append(secs, e.section(q.Root, r.Path, r.Ino))
+				secs = append(secs, e.section(q.Root, r.Path, r.Ino, scope))
 			}
 			for _, sec := range secs {
 				s, whole := fit(sec, relevant)
@@ -110,7 +110,7 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 				left -= tokens(heading)
 				heading = ""
 			}
-			s, whole := fit(e.section(q.Root, p, ino), left)
+			s, whole := fit(e.section(q.Root, p, ino, scope), left)
 			b.WriteString(s)
 			left -= tokens(s)
 			if !whole {
@@ -123,12 +123,17 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 
 // section is one memory as Markdown: its path (under root) and its text.
 // A summary the maintenance pass wrote is shown without its front matter
-// (its type and bookkeeping), which is not worth the budget.
-func (e *Engine) section(root, p string, ino uint64) string {
+// (its type and bookkeeping), which is not worth the budget. It is read
+// as scope's reader (if any) sees it.
+func (e *Engine) section(root, p string, ino uint64, scope Filter) string {
+	st := e.st
+	if scope.Reader != nil {
+		st = scope.Reader // as the reader sees it (a shared log: its lines)
+	}
 	buf := make([]byte, 32<<10)
-	n, _ := e.st.ReadAt(ino, buf, 0)
+	n, _ := st.ReadAt(ino, buf, 0)
 	text := buf[:n]
-	if in, err := e.st.Info(ino); err == nil && in.Type == "summary" && in.BodyOffset > 0 && in.BodyOffset < n {
+	if in, err := st.Info(ino); err == nil && in.Type == "summary" && in.BodyOffset > 0 && in.BodyOffset < n {
 		text = text[in.BodyOffset:]
 	}
 	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(e.redactText(p, string(text))))

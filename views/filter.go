@@ -28,6 +28,11 @@ type Filter struct {
 	// (meta.go). Results for such a filter are never cached: they depend
 	// on permissions, which change without the catalog changing.
 	May May
+	// Reader, if set, is a view of the engine's store for one user
+	// (store.ForUser, reader.go): of a shared log only the lines it sees
+	// match, and text is shown as it reads it. Set with ForReader, which
+	// sets May too.
+	Reader *store.Store
 }
 
 // And returns the filter matching both f and g.
@@ -51,6 +56,9 @@ func (f Filter) And(g Filter) Filter {
 	out.Archived = f.Archived || g.Archived
 	if g.Only != nil {
 		out.Only = g.Only
+	}
+	if g.Reader != nil {
+		out.Reader = g.Reader
 	}
 	if f.May != nil && g.May != nil {
 		out.May = func(ino uint64) bool { return f.May(ino) && g.May(ino) }

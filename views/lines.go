@@ -203,7 +203,7 @@ func lineMatch(ent *Entry, n uint32, f Filter) bool {
 		return true
 	}
 	l, ok := ent.log.line(n)
-	if !ok {
+	if !ok || f.Reader != nil && !f.Reader.SeesLine(ent.Ino, n) {
 		return false
 	}
 	for _, u := range f.Users {
@@ -231,7 +231,7 @@ func lineMatch(ent *Entry, n uint32, f Filter) bool {
 
 // lineFiltered reports whether f has a line-level part at all.
 func (f Filter) lineFiltered() bool {
-	return len(f.Users) > 0 || len(f.Tags) > 0 || f.Date != "" || f.After != nil || f.Before != nil
+	return len(f.Users) > 0 || len(f.Tags) > 0 || f.Date != "" || f.After != nil || f.Before != nil || f.Reader != nil
 }
 
 // dateSpan is the span of created times a memory covers: its own, or

@@ -242,19 +242,23 @@ func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 // A search leaves them out: reading and tokenizing each result's text was
 // half of what a search cost (BENCHMARKS.md), and a search/ listing shows
 // none; .results, `mnemofs search` and MCP ask for them.
-func (e *Engine) WithSnippets(q Query, rs []Result) []Result {
+func (e *Engine) WithSnippets(q Query, rs []Result) []Result { return e.withSnippets(q, rs, e.st) }
+
+// withSnippets is WithSnippets with the text read through st (the
+// engine's store, or a reader's view of it).
+func (e *Engine) withSnippets(q Query, rs []Result, st *store.Store) []Result {
 	out := slices.Clone(rs)
 	for i := range out {
 		if out[i].Snippet == "" {
-			out[i].Snippet = e.snippet(search.Hit{Ino: out[i].Ino, Part: out[i].Line}, q.Terms)
+			out[i].Snippet = e.snippet(search.Hit{Ino: out[i].Ino, Part: out[i].Line}, q.Terms, st)
 		}
 	}
 	return out
 }
 
 // snippet picks the line of the memory that holds the most query terms;
-// for a log's line, that line's text.
-func (e *Engine) snippet(h search.Hit, terms []string) string {
+// for a log's line, that line's text. The file is read through st.
+func (e *Engine) snippet(h search.Hit, terms []string, st *store.Store) string {
 	if h.Part > 0 {
 		if raw, ok := e.logLine(h.Ino, h.Part); ok {
 			raw = e.redactIno(h.Ino, raw)
@@ -265,16 +269,16 @@ func (e *Engine) snippet(h search.Hit, terms []string) string {
 		}
 	}
 	size := uint64(64 << 10)
-	if a, err := e.st.Attr(h.Ino); err == nil {
+	if a, err := st.Attr(h.Ino); err == nil {
 		size = min(size, a.Size) // most memories are far smaller: no 64 KiB buffer each
 	}
 	buf := make([]byte, size)
-	n, err := e.st.ReadAt(h.Ino, buf, 0)
+	n, err := st.ReadAt(h.Ino, buf, 0)
 	if err != nil {
 		return ""
 	}
 	text := buf[:n]
-	if in, err := e.st.Info(h.Ino); err == nil && h.Part == 0 && in.BodyOffset > 0 && in.BodyOffset < len(text) &&
+	if in, err := st.Info(h.Ino); err == nil && h.Part == 0 && in.BodyOffset > 0 && in.BodyOffset < len(text) &&
 		strings.TrimSpace(string(text[in.BodyOffset:])) != "" {
 		text = text[in.BodyOffset:] // the body's words, not the front matter's keys
 	}
