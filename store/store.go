@@ -44,9 +44,9 @@ type Store struct {
 
 // core is what a store and its views share.
 type core struct {
-	kv   backend.KV
-	now  func() time.Time
-	log  *log.Logger
+	kv  backend.KV
+	now func() time.Time
+	log *log.Logger
 	// packs caches decompressed packs (pack.go).
 	packs packCache
 
