@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mnemofs/mnemofs/audit"
 	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/metrics"
@@ -31,6 +32,7 @@ var MetaFiles = map[string]func(e *Engine, may May) ([]byte, error){
 	"maintenance.log": func(e *Engine, may May) ([]byte, error) {
 		return lifecycle.Log(e.st, may)
 	},
+	"mcp.log": func(e *Engine, may May) ([]byte, error) { return audit.Log(e.st, may) },
 	"report.html": func(e *Engine, may May) ([]byte, error) {
 		return report.HTML(e.st, may, report.Options{})
 	},
