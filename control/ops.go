@@ -1,9 +1,7 @@
 package control
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/mnemofs/mnemofs/lifecycle"
@@ -17,7 +15,7 @@ import (
 
 // Request is one store-level command.
 type Request struct {
-	Op     string `json:"op"` // stats, fsck, import, index, export, report, unmount, mcp, mcp-hello
+	Op     string `json:"op"` // stats, fsck, import, index, export, report, unmount, mcp, mcp-hello, mcp-sessions
 	Src    string `json:"src,omitempty"`
 	To     string `json:"to,omitempty"`
 	Dest   string `json:"dest,omitempty"`
@@ -34,10 +32,17 @@ type Request struct {
 	// Data is the new policy of "policy-set".
 	Data []byte `json:"data,omitempty"`
 	// Tool and Args are the tool call of "mcp" (mcp.Call), made for User
-	// (which must be the mount's), refused when ReadOnly changes anything.
-	Tool     string `json:"tool,omitempty"`
-	Args     []byte `json:"args,omitempty"`
-	ReadOnly bool   `json:"read_only,omitempty"`
+	// (every user, or the mount's), refused when ReadOnly changes
+	// anything (saying ReadOnlyWhy); Via is how its session came.
+	Tool        string `json:"tool,omitempty"`
+	Args        []byte `json:"args,omitempty"`
+	ReadOnly    bool   `json:"read_only,omitempty"`
+	ReadOnlyWhy string `json:"read_only_why,omitempty"`
+	Via         string `json:"via,omitempty"`
+	// Pid and Served are what the MCP server of process Pid serves now
+	// ("mcp-sessions"): its sessions by user.
+	Pid    int                   `json:"pid,omitempty"`
+	Served map[string]mcp.Served `json:"served,omitempty"`
 }
 
 // Indexed is what "index" answers: whether the index is kept (a snapshot
@@ -122,8 +127,8 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		return string(b), err
 	case "mcp-hello":
 		return MCPHello{User: st.User(), ReadOnly: st.ReadOnly()}, nil
-	case "mcp":
-		return runMCP(st, eng, req)
+	case "mcp", "mcp-sessions":
+		return nil, fmt.Errorf("%s is answered by a process holding the store (a mount, or 'mnemofs mcp')", req.Op)
 	case "policy-set":
 		// Only the operator reaches this: the control socket serves its
 		// owner and root alone, and a CLI without a mount is the data
@@ -131,17 +136,6 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		return nil, st.SetPolicy(req.Data)
 	}
 	return nil, fmt.Errorf("unknown operation %q", req.Op)
-}
-
-// runMCP runs a tool call of an MCP server in the process holding the
-// store, with the same Tools an MCP server holding the store itself runs.
-// Isolation is the store's, so the call must be for the store's user.
-func runMCP(st *store.Store, eng *views.Engine, req Request) (mcp.Result, error) {
-	if req.User != st.User() {
-		return mcp.Result{}, fmt.Errorf("this store is open for %s, not for %s: the MCP server's --user must be the mount's", userName(st.User()), userName(req.User))
-	}
-	t := mcp.New(st, eng, mcp.Options{ReadOnly: req.ReadOnly, Owner: store.Owner{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}})
-	return t.Do(context.Background(), mcp.Call{Tool: req.Tool, Args: req.Args})
 }
 
 // userName names the user a store is open for.

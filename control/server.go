@@ -10,15 +10,18 @@ import (
 	"os"
 	"time"
 
+	"github.com/mnemofs/mnemofs/mcp"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
 
-// Server answers CLI requests for a mounted store.
+// Server answers CLI requests for a mounted store, and runs the calls of
+// MCP servers that reach the store through it.
 type Server struct {
 	ln   net.Listener
 	srv  *http.Server
 	path string
+	host *mcp.Host
 }
 
 // line is one NDJSON message of a reply: progress, then a result or error.
@@ -46,7 +49,8 @@ func Serve(dataDir string, st *store.Store, eng *views.Engine, unmount func() er
 		logger.Printf("control socket at %s (the data dir cannot hold it)", path)
 	}
 	ln := peerListener{UnixListener: ul, logger: logger}
-	s := &Server{ln: ln, path: path}
+	owner := store.Owner{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}
+	s := &Server{ln: ln, path: path, host: mcp.NewHost(st, eng, mcp.Options{Owner: owner, Logger: logger})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /op", func(w http.ResponseWriter, r *http.Request) {
 		var req Request
@@ -70,9 +74,19 @@ func Serve(dataDir string, st *store.Store, eng *views.Engine, unmount func() er
 		}
 		var res any
 		var err error
-		if req.Op == "unmount" {
+		switch req.Op {
+		case "unmount":
 			err = unmount()
-		} else {
+		case "mcp":
+			res, err = s.host.Do(r.Context(), mcp.Call{Tool: req.Tool, Args: req.Args, User: req.User, Via: req.Via, ReadOnly: req.ReadOnly, ReadOnlyWhy: req.ReadOnlyWhy})
+		case "mcp-sessions":
+			s.host.Report(req.Pid, req.Served)
+		case "stats":
+			res, err = Run(st, eng, req, progress)
+			if err == nil {
+				res = Stats{Stats: res.(store.Stats), MCP: s.host.Activity("")}
+			}
+		default:
 			res, err = Run(st, eng, req, progress)
 		}
 		out := line{Final: true}
@@ -88,6 +102,18 @@ func Serve(dataDir string, st *store.Store, eng *views.Engine, unmount func() er
 	go s.srv.Serve(ln)
 	return s, nil
 }
+
+// Stats is what "stats" answers from a process holding the store: the
+// store's, and the MCP sessions it serves, by user.
+type Stats struct {
+	store.Stats
+	MCP []mcp.Activity `json:"mcp_sessions,omitempty"`
+}
+
+// MCP is the host that runs the calls of MCP servers reaching the store
+// through this socket: a process that is itself an MCP server runs its
+// own calls on it too, so that stats counts them all.
+func (s *Server) MCP() *mcp.Host { return s.host }
 
 // Path is where the socket is (what the lock file should record).
 func (s *Server) Path() string { return s.path }

@@ -1,8 +1,7 @@
 package mcp
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
+	"context"
 	"log"
 	"net"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,13 +23,29 @@ const maxBody = 6*MaxText + 64<<10
 // later is told the session is gone and initializes again.
 const sessionIdle = 30 * time.Minute
 
-// HTTPHandler serves srv over the streamable HTTP transport to requests
-// that carry "Authorization: Bearer <token>"; any other request gets 401
-// and one log line naming the peer and the reason, never a token.
-func HTTPHandler(srv *sdk.Server, token string, logger *log.Logger) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
-		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: sessionIdle})
-	want := sha256.Sum256([]byte(token))
+// HTTPHandler serves servers over the streamable HTTP transport to
+// requests that carry "Authorization: Bearer <token>" with one of tokens:
+// a session is its token's name's (servers.For), and a request with
+// another token than the one that began the session is refused (403).
+// Any other request gets 401 and one log line naming the peer and the
+// reason, never a token: no session begins without a token.
+func HTTPHandler(servers *Servers, tokens *Tokens, logger *log.Logger) http.Handler {
+	h := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		name, ok := r.Context().Value(tokenName{}).(string)
+		if !ok {
+			return nil // not reached: every request is checked first
+		}
+		return servers.For(name)
+	}, &sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: sessionIdle})
+	// The SDK's bearer middleware puts the name in the request's
+	// TokenInfo, which binds a session to the token that began it.
+	inner := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		name, ok := ctx.Value(tokenName{}).(string)
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: "token:" + name}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" && !allowedOrigin(o, r.Host) {
 			// A page of another site in a browser on this machine
@@ -38,7 +54,7 @@ func HTTPHandler(srv *sdk.Server, token string, logger *log.Logger) http.Handler
 			http.Error(w, "forbidden: requests from web pages of other origins are refused", http.StatusForbidden)
 			return
 		}
-		reason := ""
+		reason, name := "", ""
 		scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		switch {
 		case r.Header.Get("Authorization") == "":
@@ -46,22 +62,22 @@ func HTTPHandler(srv *sdk.Server, token string, logger *log.Logger) http.Handler
 		case !ok || !strings.EqualFold(scheme, "Bearer"):
 			reason = "the Authorization header is not a bearer token"
 		default:
-			// Compared as hashes, in constant time: neither the token
-			// nor its length leaks through timing.
-			g := sha256.Sum256([]byte(strings.TrimSpace(got)))
-			if subtle.ConstantTimeCompare(g[:], want[:]) != 1 {
+			if name, ok = tokens.Lookup(strings.TrimSpace(got)); !ok {
 				reason = "wrong bearer token"
 			}
 		}
 		if reason != "" {
 			logger.Printf("mcp: refused an HTTP request from %s: %s", r.RemoteAddr, reason)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemofs"`)
-			http.Error(w, "unauthorized: this server needs Authorization: Bearer <token> (the token in the server's --token-file)", http.StatusUnauthorized)
+			http.Error(w, "unauthorized: this server needs Authorization: Bearer <token> (a token of the server's --tokens or --token-file)", http.StatusUnauthorized)
 			return
 		}
-		h.ServeHTTP(w, r)
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenName{}, name)))
 	})
 }
+
+// tokenName is the context key of the name of a request's token.
+type tokenName struct{}
 
 // allowedOrigin reports an Origin header of the server's own host, or of
 // this machine (localhost, 127.0.0.1, ::1).

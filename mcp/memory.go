@@ -41,24 +41,33 @@ func (t *Tools) memory(ctx context.Context, a args) (Result, error) {
 	if cmd == "view" {
 		return t.view(ctx, a)
 	}
-	if t.opts.ReadOnly || t.st.ReadOnly() {
+	if t.call.ReadOnly && t.call.ReadOnlyWhy != "" {
+		return Result{}, errorf("%s: %s changes nothing (no memory was written); view and the other tools still work", t.call.ReadOnlyWhy, cmd)
+	}
+	if t.opts.ReadOnly || t.call.ReadOnly || t.st.ReadOnly() {
 		return Result{}, errorf("the memory is read-only here (mnemofs mcp --read-only, or a --read-only mount): %s changes nothing; view and the other tools still work", cmd)
 	}
 	// Whatever the command changed is announced to the kernel as it goes;
 	// the answer waits until a reader through a mount would see it.
 	defer t.st.NotifyDrain()
+	gone := t.target(cmd, a) // what a deletion removes, found before
+	var res Result
 	switch cmd {
 	case "create":
-		return t.create(a)
+		res, err = t.create(a)
 	case "str_replace":
-		return t.strReplace(a)
+		res, err = t.strReplace(a)
 	case "insert":
-		return t.insert(a)
+		res, err = t.insert(a)
 	case "delete":
-		return t.delete(ctx, a)
+		res, err = t.delete(ctx, a)
 	default:
-		return t.rename(a)
+		res, err = t.rename(a)
 	}
+	if err == nil {
+		t.record(cmd, a, gone)
+	}
+	return res, err
 }
 
 // pathArg reads and checks the path field k.

@@ -80,11 +80,11 @@ func (t *Tools) search(ctx context.Context, a args) (Result, error) {
 		}
 		q.K = k
 	}
-	rs, err := t.eng.SearchCtx(ctx, q, views.Filter{})
+	rs, err := t.eng.SearchCtx(ctx, q, t.scope)
 	if err != nil {
 		return Result{}, errorf("the search was stopped: %v", err)
 	}
-	rs = t.eng.WithSnippets(q, rs)
+	rs = t.eng.WithSnippetsFor(q, rs, t.scope)
 	hits := make([]hit, len(rs))
 	for i := range rs {
 		rs[i].Path = Root + rs[i].Path
@@ -119,7 +119,7 @@ func (t *Tools) context(ctx context.Context, a args) (Result, error) {
 		q.Budget = min(budget, 1<<20)
 	}
 	q.Root = Root // the paths it names are the ones the memory tool takes
-	b, err := t.eng.ContextCtx(ctx, q, views.Filter{})
+	b, err := t.eng.ContextCtx(ctx, q, t.scope)
 	if err != nil {
 		return Result{}, errorf("building the context was stopped: %v", err)
 	}
@@ -209,7 +209,8 @@ func (t *Tools) history(a args) (Result, error) {
 }
 
 // stats is meta/stats.json: counts, sizes, health and warnings, of what the
-// server's user may see.
+// session's user may see, with the MCP sessions of that user (of every
+// user, for a session for every user).
 func (t *Tools) stats(a args) (Result, error) {
 	if err := a.only(); err != nil {
 		return Result{}, err
@@ -218,6 +219,12 @@ func (t *Tools) stats(a args) (Result, error) {
 		return Result{}, errorf("this server has no index to report on")
 	}
 	b, err := t.eng.StatsJSON(nil)
+	if t.scope.Reader != nil {
+		b, err = t.eng.StatsJSONFor(t.scope.Reader)
+	}
+	if err == nil && t.host != nil {
+		b, err = withSessions(b, t.host.Activity(t.call.User))
+	}
 	if err != nil {
 		return Result{}, errorf("cannot compute the statistics: %v", err)
 	}

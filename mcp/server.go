@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,12 +78,58 @@ const Instructions = "mnemofs: the agent's long-term memory as a directory tree 
 	"(episodic/ sessions and logs, semantic/ knowledge, working/ scratch, archive/). " +
 	"Read and change it with the memory tool; find things with search and context; see old versions with history."
 
-// NewServer returns an MCP server whose tools run on b. version is the
-// server's version string; logger may be nil.
-func NewServer(b Backend, version string, logger *slog.Logger) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "mnemofs", Title: "mnemofs memory", Version: version},
-		&sdk.ServerOptions{Instructions: Instructions, Logger: logger})
-	slots := make(chan struct{}, maxCalls)
+// A Principal is whom a session's calls are made for: a user of the
+// store ("" for every user), how the session came (for meta/mcp.log),
+// whether it may change anything, and its limits (nil: none).
+type Principal struct {
+	User        string
+	Via         string
+	ReadOnly    bool
+	ReadOnlyWhy string
+	Limit       *Limit
+}
+
+// Servers are the MCP servers of one process, one per name its sessions
+// are for (a token's name, which is its user; or the one user of a stdio
+// server), all running their calls on one Backend. Each call asks who
+// what its session's name is now (the tokens file may have changed since
+// the session began), and runs within that principal's limits and the
+// server's own bound (maxCalls).
+type Servers struct {
+	b       Backend
+	version string
+	who     func(name string) (Principal, bool)
+	changed func()
+	logger  *slog.Logger
+	slots   chan struct{}
+
+	// mu guards the maps.
+	mu       sync.Mutex
+	servers  map[string]*sdk.Server
+	sessions map[string]map[*sdk.ServerSession]bool
+}
+
+// NewServers returns the servers of a process whose calls run on b.
+// changed, if set, is called (in a goroutine of its own) whenever a
+// session begins or ends; logger may be nil.
+func NewServers(b Backend, version string, who func(name string) (Principal, bool), changed func(), logger *slog.Logger) *Servers {
+	if changed == nil {
+		changed = func() {}
+	}
+	return &Servers{b: b, version: version, who: who, changed: changed, logger: logger,
+		slots: make(chan struct{}, maxCalls), servers: map[string]*sdk.Server{}, sessions: map[string]map[*sdk.ServerSession]bool{}}
+}
+
+// For returns the server of the sessions of name, made at its first use.
+func (s *Servers) For(name string) *sdk.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if srv := s.servers[name]; srv != nil {
+		return srv
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "mnemofs", Title: "mnemofs memory", Version: s.version},
+		&sdk.ServerOptions{Instructions: Instructions, Logger: s.logger,
+			InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) { s.track(name, req.Session) }})
 	for _, d := range toolDefs {
 		no := false
 		t := &sdk.Tool{Name: d.name, Title: d.title, Description: d.desc, InputSchema: json.RawMessage(d.input),
@@ -93,28 +141,103 @@ func NewServer(b Backend, version string, logger *slog.Logger) *sdk.Server {
 			yes := true
 			t.Annotations.DestructiveHint = &yes
 		}
-		s.AddTool(t, handler(b, d.name, slots))
+		srv.AddTool(t, s.handler(name, d.name))
 	}
-	return s
+	s.servers[name] = srv
+	return srv
 }
 
-// maxCalls bounds the tool calls a server runs at once (over all its
-// sessions): each may hold a memory's text and its answer, up to a few
-// MiB, so a client sending hundreds at once must not hold hundreds of
-// them. The others wait their turn, and one cancelled while it waits
-// does not run at all.
+// track counts the session ss of name until it ends.
+func (s *Servers) track(name string, ss *sdk.ServerSession) {
+	s.mu.Lock()
+	if s.sessions[name] == nil {
+		s.sessions[name] = map[*sdk.ServerSession]bool{}
+	}
+	s.sessions[name][ss] = true
+	s.mu.Unlock()
+	go s.changed()
+	go func() {
+		ss.Wait()
+		s.mu.Lock()
+		delete(s.sessions[name], ss)
+		if len(s.sessions[name]) == 0 {
+			delete(s.sessions, name)
+		}
+		s.mu.Unlock()
+		s.changed()
+	}()
+}
+
+// Served says, by name, how many sessions are open and how many calls
+// the name's limits refused.
+func (s *Servers) Served() map[string]Served {
+	s.mu.Lock()
+	out := map[string]Served{}
+	for name, ss := range s.sessions {
+		out[name] = Served{Sessions: len(ss)}
+	}
+	names := make([]string, 0, len(s.servers))
+	for name := range s.servers {
+		names = append(names, name)
+	}
+	s.mu.Unlock()
+	for _, name := range names {
+		if p, ok := s.who(name); ok && p.Limit != nil && p.Limit.Refused() > 0 {
+			sv := out[name]
+			sv.Refused = p.Limit.Refused()
+			out[name] = sv
+		}
+	}
+	return out
+}
+
+// Close ends the sessions of name (its token was withdrawn).
+func (s *Servers) Close(name string) {
+	s.mu.Lock()
+	var open []*sdk.ServerSession
+	for ss := range s.sessions[name] {
+		open = append(open, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range open {
+		ss.Close()
+	}
+}
+
+// maxCalls bounds the tool calls a process's servers run at once (over
+// all their sessions): each may hold a memory's text and its answer, up
+// to a few MiB, so a client sending hundreds at once must not hold
+// hundreds of them. The others wait their turn, and one cancelled while
+// it waits does not run at all. A token's own bound (Limits.Concurrent)
+// is met first, so one token never holds every turn.
 const maxCalls = 8
 
-// handler forwards a call of tool name to b, when one of slots is free.
-func handler(b Backend, name string, slots chan struct{}) sdk.ToolHandler {
+// handler runs a call of tool for the sessions of name: within the
+// principal's limits, when one of the slots is free.
+func (s *Servers) handler(name, tool string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		p, ok := s.who(name)
+		if !ok {
+			return errorResult("Error: this session's token was withdrawn (it is no longer in the tokens file): nothing was done"), nil
+		}
+		if p.Limit != nil {
+			release, err := p.Limit.Admit(ctx)
+			var over *errOverRate
+			if errors.As(err, &over) {
+				return errorResult(over.msg), nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+		}
 		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		res, err := b.Do(ctx, Call{Tool: name, Args: req.Params.Arguments})
+		res, err := s.b.Do(ctx, Call{Tool: tool, Args: req.Params.Arguments, User: p.User, Via: p.Via, ReadOnly: p.ReadOnly, ReadOnlyWhy: p.ReadOnlyWhy})
 		if err != nil {
 			res = Result{Text: "Error: " + err.Error(), IsError: true}
 		}
@@ -124,4 +247,8 @@ func handler(b Backend, name string, slots chan struct{}) sdk.ToolHandler {
 		}
 		return out, nil
 	}
+}
+
+func errorResult(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: msg}}, IsError: true}
 }

@@ -15,10 +15,20 @@ import (
 
 // Call is one tools/call: the tool's name and its arguments exactly as the
 // client sent them (so that what is checked is what was sent, also when the
-// call travels to a mount process first).
+// call travels to a mount process first), and whom it is made for.
 type Call struct {
 	Tool string `json:"tool"`
 	Args []byte `json:"args,omitempty"`
+	// User is the session's user ("" for every user): the call sees the
+	// store as a store opened for that user would (isolation).
+	User string `json:"user,omitempty"`
+	// Via is how the session reached its server ("http", "stdio"), for
+	// meta/mcp.log.
+	Via string `json:"via,omitempty"`
+	// ReadOnly refuses every change; ReadOnlyWhy says why, in the
+	// refusal ("token alice is read-only").
+	ReadOnly    bool   `json:"read_only,omitempty"`
+	ReadOnlyWhy string `json:"read_only_why,omitempty"`
 }
 
 // Result is a tool's answer: text for the model, structured content for
@@ -30,14 +40,14 @@ type Result struct {
 	IsError    bool            `json:"is_error,omitempty"`
 }
 
-// Backend runs tool calls: Tools on an open store, or a proxy to the
+// Backend runs tool calls: a Host on an open store, or a proxy to the
 // process that holds the store. An error is a failure to run the call at
 // all (the process holding the store went away), never a tool error.
 type Backend interface {
 	Do(ctx context.Context, c Call) (Result, error)
 }
 
-// Options configure Tools.
+// Options configure Tools and Hosts.
 type Options struct {
 	// ReadOnly refuses every change, whatever the store allows.
 	ReadOnly bool
@@ -47,14 +57,24 @@ type Options struct {
 	Logger *log.Logger
 }
 
-// Tools runs the tools on an open store and its views engine, through the
-// same store calls the filesystem makes (Lookup, Create, Open, WriteAt,
-// Release, Remove, Rename), so the two never disagree. Isolation is the
-// store's: a store opened for a user hides the others' memories here too.
+// Tools runs the tools on an open store (or a user's view of one) and its
+// views engine, through the same store calls the filesystem makes
+// (Lookup, Create, Open, WriteAt, Release, Remove, Rename), so the two
+// never disagree. Isolation is the store's: a store opened for a user, or
+// a view for a user (store.ForUser), hides the others' memories here too.
 type Tools struct {
-	st   *store.Store
+	st *store.Store
+	// base is the store st is a view of (nil: st is no view).
+	base *store.Store
 	eng  *views.Engine
 	opts Options
+	// scope restricts the engine to what st shows (views.ForReader) when
+	// st is a view of the engine's store for one user.
+	scope views.Filter
+	// call is the call being run (who, how: meta/mcp.log); host, when
+	// set, reports the MCP sessions (stats).
+	call Call
+	host *Host
 }
 
 // New returns the tools over st and eng (eng may be nil: search, context

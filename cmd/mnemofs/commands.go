@@ -151,7 +151,7 @@ func statsCmd() *cobra.Command {
 		Short: "print the store's size and health",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var st store.Stats
+			var st control.Stats // the store's, and a holder's MCP sessions
 			if err := run(control.Request{Op: "stats"}, nil, &st); err != nil {
 				return err
 			}
@@ -170,6 +170,7 @@ func statsCmd() *cobra.Command {
 			}
 			fmt.Printf("on disk: %d bytes (index %d, values %d, blob files %d)\n", st.Disk["lsm"]+st.Disk["vlog"]+st.Disk["blobs"],
 				st.Disk["lsm"], st.Disk["vlog"], st.Disk["blobs"])
+			printMCPSessions(st.MCP)
 			return nil
 		},
 	}

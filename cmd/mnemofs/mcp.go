@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,41 +22,68 @@ import (
 	"github.com/mnemofs/mnemofs/store"
 )
 
+// mcpFlags are the flags of 'mnemofs mcp'.
+type mcpFlags struct {
+	user, addr, tokenFile, tokens string
+	ro                            bool
+	limits                        mcp.Limits
+}
+
 func mcpCmd() *cobra.Command {
-	var user, addr, tokenFile string
-	var ro bool
+	var f mcpFlags
 	c := &cobra.Command{
-		Use:   "mcp [--data DIR] [--user NAME] [--read-only] [--http ADDR --token-file FILE]",
+		Use:   "mcp [--data DIR] [--user NAME] [--read-only] [--http ADDR (--tokens FILE | --token-file FILE)]",
 		Short: "serve the memory over MCP (stdio, or streamable HTTP with --http), with or without a mount",
 		Args:  exactArgs(0, "no arguments (it serves on stdin/stdout, or with --http ADDR)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("user") && !store.ValidName(user) {
-				return fail("--user needs a user name usable as a file name (got %q)", user)
+			if cmd.Flags().Changed("user") && !store.ValidName(f.user) {
+				return fail("--user needs a user name usable as a file name (got %q)", f.user)
 			}
-			var token string
-			if addr != "" || tokenFile != "" {
-				var err error
-				if addr, err = mcpAddr(addr, tokenFile); err != nil {
-					return err
-				}
-				if token, err = readTokenFile(tokenFile); err != nil {
-					return err
-				}
+			limited := cmd.Flags().Changed("calls-per-second") || cmd.Flags().Changed("concurrent-calls")
+			switch {
+			case f.tokens != "" && f.tokenFile != "":
+				return fail("--tokens and --token-file do not go together: --tokens FILE holds a token per user (NAME TOKEN [read-only] a line), --token-file FILE the one token of a server for one user")
+			case f.tokens != "" && cmd.Flags().Changed("user"):
+				return fail("--tokens names the user of each token (NAME TOKEN a line): --user goes with stdio or --token-file")
+			case f.addr == "" && f.tokens != "":
+				return fail("--tokens goes with --http ADDR (stdio needs no token: the client starts the server)")
+			case f.addr == "" && limited:
+				return fail("--calls-per-second and --concurrent-calls limit the tokens of --http ADDR --tokens FILE (a stdio server has one client, which started it)")
+			case f.limits.PerSecond < 0 || f.limits.Concurrent < 0:
+				return fail("--calls-per-second and --concurrent-calls take 0 (no limit) or more")
 			}
-			return serveMCP(user, ro, addr, token)
+			if f.addr == "" && f.tokenFile == "" {
+				return serveMCP(f, nil)
+			}
+			var err error
+			if f.addr, err = mcpAddr(f.addr, f.tokenFile != "" || f.tokens != ""); err != nil {
+				return err
+			}
+			read := func() ([]mcp.Token, error) { return mcp.ReadTokenFile(f.tokenFile, f.user, f.limits) }
+			if f.tokens != "" {
+				read = func() ([]mcp.Token, error) { return mcp.ReadTokens(f.tokens, f.limits) }
+			}
+			toks, err := mcp.NewTokens(read, f.ro)
+			if err != nil {
+				return fail("%v", err)
+			}
+			return serveMCP(f, toks)
 		},
 	}
-	c.Flags().StringVar(&user, "user", "", "serve only this user's memories (and those naming no user), as 'mount --user' does; a running mount must be for the same user")
-	c.Flags().BoolVar(&ro, "read-only", false, "change nothing: the memory tool only views")
-	c.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; ':PORT' is loopback) instead of stdio; needs --token-file")
-	c.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every HTTP request must carry (private: chmod 600)")
+	c.Flags().StringVar(&f.user, "user", "", "serve only this user's memories (and those naming no user), as 'mount --user' does; a running mount must be for every user or for this one")
+	c.Flags().BoolVar(&f.ro, "read-only", false, "change nothing: the memory tool only views")
+	c.Flags().StringVar(&f.addr, "http", "", "serve streamable HTTP on ADDR (HOST:PORT; ':PORT' is loopback) instead of stdio; needs --tokens or --token-file")
+	c.Flags().StringVar(&f.tokens, "tokens", "", "file of bearer tokens, one a line: NAME TOKEN [read-only] [calls-per-second=N] [concurrent-calls=N]; each token's sessions are user NAME's (private: chmod 600; re-read on SIGHUP)")
+	c.Flags().StringVar(&f.tokenFile, "token-file", "", "file holding the one bearer token every HTTP request must carry, for --user (or every user) (private: chmod 600; re-read on SIGHUP)")
+	c.Flags().Float64Var(&f.limits.PerSecond, "calls-per-second", mcp.DefaultLimits.PerSecond, "tool calls a second each token may make (0: no limit); a tokens file line may say its own")
+	c.Flags().IntVar(&f.limits.Concurrent, "concurrent-calls", mcp.DefaultLimits.Concurrent, "tool calls each token may have running at once, the others waiting (0: no limit); a tokens file line may say its own")
 	return c
 }
 
-// mcpAddr checks --http and --token-file and returns the address to bind:
-// loopback unless a host is named; every HTTP request needs the token, and
-// a non-loopback address without one is refused with its own message.
-func mcpAddr(addr, tokenFile string) (string, error) {
+// mcpAddr checks --http and returns the address to bind: loopback unless
+// a host is named; every HTTP request needs a token (hasTokens), and a
+// non-loopback address without one is refused with its own message.
+func mcpAddr(addr string, hasTokens bool) (string, error) {
 	if addr == "" {
 		return "", fail("--token-file goes with --http ADDR (stdio needs no token: the client starts the server)")
 	}
@@ -77,47 +103,12 @@ func mcpAddr(addr, tokenFile string) (string, error) {
 		loopback = loopback && ip.IsLoopback()
 	}
 	switch {
-	case tokenFile == "" && !loopback:
-		return "", fail("--http %s is not a loopback address: serving the memory beyond this host needs --token-file FILE (and TLS in front of it: the token travels in clear)", addr)
-	case tokenFile == "":
-		return "", fail("--http needs --token-file FILE: every request must carry 'Authorization: Bearer <the file's token>' (make one with 'head -c 32 /dev/urandom | base64 > FILE; chmod 600 FILE')")
+	case !hasTokens && !loopback:
+		return "", fail("--http %s is not a loopback address: serving the memory beyond this host needs --tokens FILE or --token-file FILE (and TLS in front of it: tokens travel in clear)", addr)
+	case !hasTokens:
+		return "", fail("--http needs --tokens FILE (a line per agent: NAME TOKEN, each token a user) or --token-file FILE (one token): every request must carry 'Authorization: Bearer <token>' (make one with 'head -c 32 /dev/urandom | base64'; chmod 600 the file)")
 	}
 	return net.JoinHostPort(host, port), nil
-}
-
-// readTokenFile reads the bearer token, refusing a file others can read
-// (checked on the open file, as key files are). Messages never show it.
-func readTokenFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fail("cannot read the token file: %v", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fail("cannot read the token file: %v", err)
-	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	switch me := uint32(os.Geteuid()); {
-	case fi.Mode().Perm()&0o077 != 0:
-		return "", fail("the token file %s is open to other users (mode %04o): make it private with 'chmod 600 %s'", path, fi.Mode().Perm(), path)
-	case st != nil && me != 0 && st.Uid != me:
-		return "", fail("the token file %s belongs to uid %d, not to you (uid %d): use a token file of your own", path, st.Uid, me)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 4097))
-	if err != nil {
-		return "", fail("cannot read the token file: %v", err)
-	}
-	tok := string(bytes.TrimSpace(b))
-	switch {
-	case len(b) > 4096:
-		return "", fail("the token file %s is over 4096 bytes: it should hold one token (16 to 4096 printable characters)", path)
-	case len(tok) < 16:
-		return "", fail("the token in %s is too short (%d bytes): use at least 16 random characters ('head -c 32 /dev/urandom | base64 > %s')", path, len(tok), path)
-	case strings.IndexFunc(tok, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0:
-		return "", fail("the token in %s holds spaces or characters an HTTP header cannot carry: use printable ASCII ('head -c 32 /dev/urandom | base64 > %s')", path, path)
-	}
-	return tok, nil
 }
 
 // version is the binary's module version, for the MCP handshake.
@@ -128,49 +119,112 @@ func version() string {
 	return "dev"
 }
 
-// serveMCP serves until the client goes (stdio) or a signal comes.
-func serveMCP(user string, ro bool, addr, token string) error {
+// serveMCP serves until the client goes (stdio) or a signal comes; with
+// toks, over HTTP to the bearers of its tokens, re-read on SIGHUP.
+func serveMCP(f mcpFlags, toks *mcp.Tokens) error {
 	data, err := dataDir()
 	if err != nil {
 		return err
 	}
 	logger := log.New(os.Stderr, "mnemofs: ", 0)
-	route := &mcpRoute{data: data, user: user, ro: ro, logger: logger}
+	users := func() []string { return []string{f.user} }
+	if toks != nil {
+		users = toks.Names
+	}
+	route := &mcpRoute{data: data, users: users, ro: f.ro, logger: logger}
 	if err := route.connect(time.Now().Add(10 * time.Second)); err != nil {
 		return err
 	}
 	defer route.Close()
-	srv := mcp.NewServer(route, version(), nil)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	if addr == "" {
-		logger.Printf("MCP server on stdio for %s", route.describe())
+	if toks == nil {
+		p := mcp.Principal{User: f.user, Via: "stdio", ReadOnly: f.ro}
+		servers := mcp.NewServers(route, version(), func(string) (mcp.Principal, bool) { return p, true }, route.report, nil)
+		route.served = servers.Served
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
+		logger.Printf("MCP server on stdio for %s, %s", forUser(f.user), route.describe())
 		tr, restore := stdioTransport()
 		defer restore()
-		err := srv.Run(ctx, traced(tr))
+		err := servers.For(f.user).Run(ctx, traced(tr))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("MCP over stdio: %w", err)
 		}
 		return nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	servers := mcp.NewServers(route, version(), toks.Principal, route.report, nil)
+	route.served = servers.Served
+	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return fail("cannot listen on %s: %v", addr, err)
+		return fail("cannot listen on %s: %v", f.addr, err)
 	}
-	hs := &http.Server{Handler: mcp.HTTPHandler(srv, token, logger), ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: mcp.HTTPHandler(servers, toks, logger), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: log.New(io.Discard, "", 0)}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
-	logger.Printf("MCP server on http://%s/ for %s", ln.Addr(), route.describe())
-	select {
-	case <-ctx.Done():
-	case err := <-done:
-		return fmt.Errorf("serving HTTP on %s: %w", addr, err)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	logger.Printf("MCP server on http://%s/ for %s, %s", ln.Addr(), tokenUsers(toks, f), route.describe())
+	for {
+		select {
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			hs.Shutdown(sctx)
+			return nil
+		case err := <-done:
+			return fmt.Errorf("serving HTTP on %s: %w", f.addr, err)
+		case <-hup:
+			reloadTokens(toks, servers, f, logger)
+		}
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	hs.Shutdown(sctx)
-	return nil
+}
+
+// reloadTokens reads the tokens again (SIGHUP): the sessions of a token
+// withdrawn end at once; a file that cannot be taken changes nothing.
+func reloadTokens(toks *mcp.Tokens, servers *mcp.Servers, f mcpFlags, logger *log.Logger) {
+	file := f.tokens
+	if file == "" {
+		file = f.tokenFile
+	}
+	added, removed, err := toks.Reload()
+	if err != nil {
+		logger.Printf("SIGHUP: the tokens were not re-read, those in use stay: %v", err)
+		return
+	}
+	for _, name := range removed {
+		servers.Close(name)
+	}
+	logger.Printf("SIGHUP: re-read %s: %d tokens (added: %s; withdrawn, their sessions ended: %s)", file, len(toks.Names()), nameList(added), nameList(removed))
+	if len(toks.Names()) == 0 {
+		logger.Printf("warning: %s holds no token now: every request is refused until a SIGHUP reads one", file)
+	}
+}
+
+func nameList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	for i, n := range names {
+		if n == "" {
+			names[i] = "(every user)"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// tokenUsers says whom the tokens' sessions are for, in the ready line.
+func tokenUsers(toks *mcp.Tokens, f mcpFlags) string {
+	if f.tokens == "" {
+		return forUser(f.user) + " (the token of " + f.tokenFile + ")"
+	}
+	names := toks.Names()
+	if len(names) > 8 {
+		return fmt.Sprintf("%d tokens of %s (%s, ...)", len(names), f.tokens, strings.Join(names[:8], ", "))
+	}
+	return fmt.Sprintf("the tokens of %s (%s)", f.tokens, strings.Join(names, ", "))
 }
 
 // traced is tr, whose messages are also written to stderr, each with the

@@ -20,24 +20,34 @@ import (
 // mcpRoute is where an MCP server's calls go (an mcp.Backend): the store
 // this process opened itself, when nothing else held it; or the process
 // holding it (a mount, or another 'mnemofs mcp'), through its control
-// socket, so that the store keeps one writer. When that process goes away,
-// the route is found again at the next call: the store is taken here, or
-// the socket of whoever holds it now is used.
+// socket, so that the store keeps one writer. Whichever holds it runs each
+// call as the call's user sees the store (mcp.Host). When that process
+// goes away, the route is found again at the next call: the store is
+// taken here, or the socket of whoever holds it now is used.
 type mcpRoute struct {
-	data, user string
-	ro         bool
-	logger     *log.Logger
+	data string
+	// users lists the users this server's sessions are for ("" for every
+	// user): a holder for one user cannot serve the others.
+	users  func() []string
+	ro     bool
+	logger *log.Logger
+	// served is what this server serves now (nil until set), reported
+	// to the holder for its stats.
+	served func() map[string]mcp.Served
 
 	// mu guards the route; it is held while a new route is found.
 	mu     sync.Mutex
 	local  *openMCPStore // this process holds the store, or
 	socket string        // the holder's control socket
 	holder string        // who the holder is, for messages
+	// reportMu orders the reports of what this server serves.
+	reportMu sync.Mutex
 }
 
 // openMCPStore is the store as an MCP server holds it without a mount:
-// locked, indexed, reachable by the CLI over its own control socket, kept
-// by the lifecycle schedule as a mount keeps it.
+// locked, open for every user (each call sees it as its user does),
+// indexed, reachable by the CLI and other MCP servers over its own
+// control socket, kept by the lifecycle schedule as a mount keeps it.
 type openMCPStore struct {
 	lock      *control.Lock
 	kv        backend.KV
@@ -45,12 +55,12 @@ type openMCPStore struct {
 	eng       *views.Engine
 	ctl       *control.Server
 	stopMaint func()
-	tools     *mcp.Tools
+	host      *mcp.Host
 }
 
 // connect finds the route: takes the store, or checks the holder serves
-// this server's user. A holder whose socket does not answer is going away:
-// it is waited for until deadline.
+// this server's users. A holder whose socket does not answer is going
+// away: it is waited for until deadline.
 func (r *mcpRoute) connect(deadline time.Time) error {
 	for {
 		lock, h, err := control.Acquire(r.data, control.Holder{Pid: os.Getpid(), Command: "mcp"})
@@ -84,9 +94,13 @@ func (r *mcpRoute) connect(deadline time.Time) error {
 		if err != nil {
 			return fail("the store in %s is held by %s, which does not answer: %v", r.data, who, err)
 		}
-		if hello.User != r.user {
-			return fail("the store in %s is held by %s for %s, and 'mnemofs mcp%s' cannot go through it (isolation is per opened store): run 'mnemofs mcp%s', or stop it and start mcp on its own",
-				r.data, who, forUser(hello.User), flagUser(r.user), flagUser(hello.User))
+		if hello.User != "" {
+			for _, u := range r.users() {
+				if u != hello.User {
+					return fail("the store in %s is held by %s for %s, which serves MCP sessions for %s alone, and 'mnemofs mcp%s' is for %s: run 'mnemofs mcp --user %s', or hold the store for every user (mount without --user) to serve every user",
+						r.data, who, forUser(hello.User), hello.User, flagUser(u), forUser(u), hello.User)
+				}
+			}
 		}
 		r.socket, r.holder = h.Socket, who
 		if hello.ReadOnly {
@@ -117,23 +131,25 @@ func flagUser(u string) string {
 	return " --user " + u
 }
 
-// open opens the store under lock and serves the control socket from here.
+// open opens the store under lock, for every user, and serves the
+// control socket from here.
 func (r *mcpRoute) open(lock *control.Lock) error {
 	eng := views.NewEngine(r.logger)
-	keepIndex(eng, r.data, r.user, r.ro)
-	kv, st, err := openStore(r.data, storeOpen{user: r.user, onChange: eng.Handle, readOnly: r.ro})
+	keepIndex(eng, r.data, "", r.ro)
+	kv, st, err := openStore(r.data, storeOpen{onChange: eng.Handle, readOnly: r.ro})
 	if err != nil {
 		lock.Release()
 		return err
 	}
 	eng.Start(st)
-	o := &openMCPStore{lock: lock, kv: kv, st: st, eng: eng, stopMaint: func() {},
-		tools: mcp.New(st, eng, mcp.Options{ReadOnly: r.ro, Owner: store.Owner{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}, Logger: r.logger})}
+	o := &openMCPStore{lock: lock, kv: kv, st: st, eng: eng, stopMaint: func() {}}
 	notMount := func() error { return errors.New("this is 'mnemofs mcp', not a mount: stop it with Ctrl-C or SIGTERM") }
 	o.ctl, err = control.Serve(r.data, st, eng, notMount, r.logger)
 	if err != nil {
 		r.logger.Printf("warning: no control socket (%v): other commands cannot reach this store while mcp runs", err)
+		o.host = mcp.NewHost(st, eng, mcp.Options{Owner: store.Owner{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}, Logger: r.logger})
 	} else {
+		o.host = o.ctl.MCP() // the calls of this server and of those reaching it, on one host
 		lock.Update(control.Holder{Pid: os.Getpid(), Command: "mcp", Socket: o.ctl.Path()})
 	}
 	if !r.ro {
@@ -153,9 +169,6 @@ func (r *mcpRoute) describe() string {
 	} else {
 		s += " (through " + r.holder + ")"
 	}
-	if r.user != "" {
-		s += ", for user " + r.user
-	}
 	if r.ro {
 		s += ", read-only"
 	}
@@ -169,10 +182,11 @@ func (r *mcpRoute) Do(ctx context.Context, c mcp.Call) (mcp.Result, error) {
 		local, socket, holder := r.local, r.socket, r.holder
 		r.mu.Unlock()
 		if local != nil {
-			return local.tools.Do(ctx, c)
+			return local.host.Do(ctx, c)
 		}
 		var res mcp.Result
-		err := control.Call(r.data, socket, control.Request{Op: "mcp", User: r.user, ReadOnly: r.ro, Tool: c.Tool, Args: c.Args}, nil, &res)
+		err := control.Call(r.data, socket, control.Request{Op: "mcp", User: c.User, Via: c.Via, ReadOnly: c.ReadOnly || r.ro,
+			ReadOnlyWhy: c.ReadOnlyWhy, Tool: c.Tool, Args: c.Args}, nil, &res)
 		var remote *control.RemoteError
 		switch {
 		case err == nil:
@@ -194,8 +208,31 @@ func (r *mcpRoute) Do(ctx context.Context, c mcp.Call) (mcp.Result, error) {
 				return mcp.Result{}, fmt.Errorf("%s went away, and the store could not be reached again (%v): nothing was changed", holder, err)
 			}
 			r.logger.Printf("MCP: %s went away; the calls now go to %s", holder, r.describeLocked())
+			go r.report() // the new holder's stats count this server's sessions
 		}
 		r.mu.Unlock()
+	}
+}
+
+// report tells the holder what this server serves now (its sessions by
+// user), for its stats. A holder that cannot be reached misses it: stats
+// are no reason to fail a call.
+func (r *mcpRoute) report() {
+	r.reportMu.Lock()
+	defer r.reportMu.Unlock()
+	if r.served == nil {
+		return
+	}
+	served := r.served()
+	r.mu.Lock()
+	local, socket := r.local, r.socket
+	r.mu.Unlock()
+	if local != nil {
+		local.host.Report(os.Getpid(), served)
+		return
+	}
+	if socket != "" {
+		control.Call(r.data, socket, control.Request{Op: "mcp-sessions", Pid: os.Getpid(), Served: served}, nil, nil)
 	}
 }
 
@@ -212,9 +249,13 @@ func (r *mcpRoute) Close() error {
 	defer r.mu.Unlock()
 	o := r.local
 	if o == nil {
+		if r.socket != "" { // this server serves no one now
+			control.Call(r.data, r.socket, control.Request{Op: "mcp-sessions", Pid: os.Getpid()}, nil, nil)
+		}
 		return nil
 	}
 	r.local = nil
+	o.host.Report(os.Getpid(), nil)
 	o.stopMaint()
 	if o.ctl != nil {
 		o.ctl.Close()

@@ -106,7 +106,7 @@ func TestMCPHTTP(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--http", "127.0.0.1:0"}, "--http needs --token-file FILE"},
+		{[]string{"--http", "127.0.0.1:0"}, "--http needs --tokens FILE"},
 		{[]string{"--http", "0.0.0.0:0"}, "is not a loopback address"},
 		{[]string{"--token-file", tokFile}, "--token-file goes with --http"},
 		{[]string{"--http", "127.0.0.1", "--token-file", tokFile}, "--http needs HOST:PORT or :PORT"},
