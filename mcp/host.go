@@ -23,8 +23,8 @@ import (
 // the index and the kernel notifications of the one store. A store opened
 // for one user serves that user alone.
 //
-// The host also keeps what stats says of MCP: the sessions per user that
-// the MCP servers report (Report), and the calls it runs per user.
+// The host also keeps what stats says of MCP: the sessions and calls per
+// user that the MCP servers report (Report).
 type Host struct {
 	st   *store.Store
 	eng  *views.Engine
@@ -34,31 +34,34 @@ type Host struct {
 	mu sync.Mutex
 	// views are the users' views of st, made once each.
 	views map[string]*store.Store
-	// users counts the calls run per user.
-	users map[string]*usage
 	// servers is what each MCP server (by pid) reported last.
 	servers map[int]map[string]Served
 }
 
-// usage is one user's calls on this host.
-type usage struct {
-	calls          uint64
-	inFlight, peak int
-}
-
-// Served is what one MCP server reports of one user's sessions.
+// Served is what one MCP server reports of one user's sessions: how
+// many are open, the calls they made, those the user's limits refused,
+// those that waited for a turn of the server (every turn being taken by
+// other calls), and the calls admitted and not yet answered, now and at
+// most.
 type Served struct {
-	Sessions int `json:"sessions"`
-	// Refused counts the calls the user's limits refused.
-	Refused uint64 `json:"refused,omitempty"`
+	Sessions int    `json:"sessions"`
+	Calls    uint64 `json:"calls,omitempty"`
+	Refused  uint64 `json:"refused,omitempty"`
+	Waited   uint64 `json:"waited,omitempty"`
+	InFlight int    `json:"in_flight,omitempty"`
+	Peak     int    `json:"peak,omitempty"`
 }
 
-// Activity is one user's MCP sessions and calls, as stats shows them.
+// Activity is one user's MCP sessions and calls, as stats shows them:
+// the sums over the MCP servers that reach the store, but Peak, the most
+// calls one server ran at once for the user (what the user's
+// concurrent-calls bounds).
 type Activity struct {
 	User     string `json:"user"` // "" for sessions for every user
 	Sessions int    `json:"sessions"`
 	Calls    uint64 `json:"calls"`
 	Refused  uint64 `json:"refused_calls"`
+	Waited   uint64 `json:"calls_waited_for_a_turn"`
 	InFlight int    `json:"calls_in_flight"`
 	Peak     int    `json:"peak_calls_in_flight"`
 }
@@ -68,7 +71,7 @@ func NewHost(st *store.Store, eng *views.Engine, opts Options) *Host {
 	if opts.Logger == nil {
 		opts.Logger = log.Default()
 	}
-	return &Host{st: st, eng: eng, opts: opts, views: map[string]*store.Store{}, users: map[string]*usage{}, servers: map[int]map[string]Served{}}
+	return &Host{st: st, eng: eng, opts: opts, views: map[string]*store.Store{}, servers: map[int]map[string]Served{}}
 }
 
 // Do runs c as c.User sees the store.
@@ -77,8 +80,6 @@ func (h *Host) Do(ctx context.Context, c Call) (Result, error) {
 	if err != nil {
 		return Result{Text: "Error: " + err.Error(), IsError: true}, nil
 	}
-	h.begin(c.User)
-	defer h.end(c.User)
 	return t.Do(ctx, c)
 }
 
@@ -116,25 +117,6 @@ func forUser(u string) string {
 	return "user " + u
 }
 
-func (h *Host) begin(user string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	u := h.users[user]
-	if u == nil {
-		u = &usage{}
-		h.users[user] = u
-	}
-	u.calls++
-	u.inFlight++
-	u.peak = max(u.peak, u.inFlight)
-}
-
-func (h *Host) end(user string) {
-	h.mu.Lock()
-	h.users[user].inFlight--
-	h.mu.Unlock()
-}
-
 // Report records what the MCP server of process pid serves now, by user
 // (replacing what it reported before; nothing: it serves no one).
 func (h *Host) Report(pid int, served map[string]Served) {
@@ -170,12 +152,12 @@ func (h *Host) Activity(user string) []Activity {
 		for u, s := range served {
 			a := get(u)
 			a.Sessions += s.Sessions
+			a.Calls += s.Calls
 			a.Refused += s.Refused
+			a.Waited += s.Waited
+			a.InFlight += s.InFlight
+			a.Peak = max(a.Peak, s.Peak)
 		}
-	}
-	for u, s := range h.users {
-		a := get(u)
-		a.Calls, a.InFlight, a.Peak = s.calls, s.inFlight, s.peak
 	}
 	out := []Activity{}
 	for u, a := range by {

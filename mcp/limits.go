@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync/atomic"
 
 	"golang.org/x/time/rate"
 )
@@ -25,11 +24,10 @@ var DefaultLimits = Limits{PerSecond: 20, Concurrent: 4}
 
 // Limit is the state of one token's limits.
 type Limit struct {
-	limits  Limits
-	name    string
-	rate    *rate.Limiter // nil: no rate limit
-	slots   chan struct{} // nil: no bound on calls at once
-	refused atomic.Uint64
+	limits Limits
+	name   string
+	rate   *rate.Limiter // nil: no rate limit
+	slots  chan struct{} // nil: no bound on calls at once
 }
 
 // NewLimit returns the state of limits l for the token name.
@@ -47,9 +45,6 @@ func NewLimit(name string, l Limits) *Limit {
 // Limits returns the limits l keeps.
 func (l *Limit) Limits() Limits { return l.limits }
 
-// Refused counts the calls refused over the rate.
-func (l *Limit) Refused() uint64 { return l.refused.Load() }
-
 // errOverRate is the tool error of a call over its token's rate.
 type errOverRate struct{ msg string }
 
@@ -60,7 +55,6 @@ func (e *errOverRate) Error() string { return e.msg }
 // all running (ctx's error when ctx ends first). release ends the call.
 func (l *Limit) Admit(ctx context.Context) (release func(), err error) {
 	if l.rate != nil && !l.rate.Allow() {
-		l.refused.Add(1)
 		who := "token " + l.name
 		if l.name == "" {
 			who = "this server's token"

@@ -107,17 +107,21 @@ type Servers struct {
 	mu       sync.Mutex
 	servers  map[string]*sdk.Server
 	sessions map[string]map[*sdk.ServerSession]bool
+	// counts are each name's calls (Served, but its sessions).
+	counts map[string]*Served
 }
 
 // NewServers returns the servers of a process whose calls run on b.
-// changed, if set, is called (in a goroutine of its own) whenever a
-// session begins or ends; logger may be nil.
+// changed, if set, is called whenever what Served says changes (a
+// session begins or ends, a call is refused or waits): it must not
+// block; logger may be nil.
 func NewServers(b Backend, version string, who func(name string) (Principal, bool), changed func(), logger *slog.Logger) *Servers {
 	if changed == nil {
 		changed = func() {}
 	}
 	return &Servers{b: b, version: version, who: who, changed: changed, logger: logger,
-		slots: make(chan struct{}, maxCalls), servers: map[string]*sdk.Server{}, sessions: map[string]map[*sdk.ServerSession]bool{}}
+		slots: make(chan struct{}, maxCalls), servers: map[string]*sdk.Server{}, sessions: map[string]map[*sdk.ServerSession]bool{},
+		counts: map[string]*Served{}}
 }
 
 // For returns the server of the sessions of name, made at its first use.
@@ -155,7 +159,7 @@ func (s *Servers) track(name string, ss *sdk.ServerSession) {
 	}
 	s.sessions[name][ss] = true
 	s.mu.Unlock()
-	go s.changed()
+	s.changed()
 	go func() {
 		ss.Wait()
 		s.mu.Lock()
@@ -168,27 +172,34 @@ func (s *Servers) track(name string, ss *sdk.ServerSession) {
 	}()
 }
 
-// Served says, by name, how many sessions are open and how many calls
-// the name's limits refused.
+// Served says, by name, how many sessions are open and what became of
+// their calls.
 func (s *Servers) Served() map[string]Served {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := map[string]Served{}
+	for name, c := range s.counts {
+		out[name] = *c
+	}
 	for name, ss := range s.sessions {
-		out[name] = Served{Sessions: len(ss)}
-	}
-	names := make([]string, 0, len(s.servers))
-	for name := range s.servers {
-		names = append(names, name)
-	}
-	s.mu.Unlock()
-	for _, name := range names {
-		if p, ok := s.who(name); ok && p.Limit != nil && p.Limit.Refused() > 0 {
-			sv := out[name]
-			sv.Refused = p.Limit.Refused()
-			out[name] = sv
-		}
+		sv := out[name]
+		sv.Sessions = len(ss)
+		out[name] = sv
 	}
 	return out
+}
+
+// count changes the counts of name and says so.
+func (s *Servers) count(name string, add func(*Served)) {
+	s.mu.Lock()
+	c := s.counts[name]
+	if c == nil {
+		c = &Served{}
+		s.counts[name] = c
+	}
+	add(c)
+	s.mu.Unlock()
+	s.changed()
 }
 
 // Close ends the sessions of name (its token was withdrawn).
@@ -224,6 +235,7 @@ func (s *Servers) handler(name, tool string) sdk.ToolHandler {
 			release, err := p.Limit.Admit(ctx)
 			var over *errOverRate
 			if errors.As(err, &over) {
+				s.count(name, func(c *Served) { c.Refused++ })
 				return errorResult(over.msg), nil
 			}
 			if err != nil {
@@ -231,12 +243,24 @@ func (s *Servers) handler(name, tool string) sdk.ToolHandler {
 			}
 			defer release()
 		}
+		s.count(name, func(c *Served) {
+			c.Calls++
+			c.InFlight++
+			c.Peak = max(c.Peak, c.InFlight)
+		})
+		defer s.count(name, func(c *Served) { c.InFlight-- })
 		select {
 		case s.slots <- struct{}{}:
-			defer func() { <-s.slots }()
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		default:
+			// Every turn is taken: this call waits behind others.
+			s.count(name, func(c *Served) { c.Waited++ })
+			select {
+			case s.slots <- struct{}{}:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
+		defer func() { <-s.slots }()
 		res, err := s.b.Do(ctx, Call{Tool: tool, Args: req.Params.Arguments, User: p.User, Via: p.Via, ReadOnly: p.ReadOnly, ReadOnlyWhy: p.ReadOnlyWhy})
 		if err != nil {
 			res = Result{Text: "Error: " + err.Error(), IsError: true}

@@ -40,8 +40,10 @@ type mcpRoute struct {
 	local  *openMCPStore // this process holds the store, or
 	socket string        // the holder's control socket
 	holder string        // who the holder is, for messages
-	// reportMu orders the reports of what this server serves.
-	reportMu sync.Mutex
+	// reportMu guards reporting (a report is being sent) and again (one
+	// more is asked for).
+	reportMu         sync.Mutex
+	reporting, again bool
 }
 
 // openMCPStore is the store as an MCP server holds it without a mount:
@@ -208,18 +210,46 @@ func (r *mcpRoute) Do(ctx context.Context, c mcp.Call) (mcp.Result, error) {
 				return mcp.Result{}, fmt.Errorf("%s went away, and the store could not be reached again (%v): nothing was changed", holder, err)
 			}
 			r.logger.Printf("MCP: %s went away; the calls now go to %s", holder, r.describeLocked())
-			go r.report() // the new holder's stats count this server's sessions
+			r.report() // the new holder's stats count this server's sessions
 		}
 		r.mu.Unlock()
 	}
 }
 
-// report tells the holder what this server serves now (its sessions by
-// user), for its stats. A holder that cannot be reached misses it: stats
-// are no reason to fail a call.
+// report tells the holder, soon, what this server serves now (its
+// sessions and calls by user), for its stats: it does not block, and
+// the reports asked for while one is sent make one more, reportEvery
+// later. A holder that
+// cannot be reached misses it: stats are no reason to fail a call.
 func (r *mcpRoute) report() {
 	r.reportMu.Lock()
 	defer r.reportMu.Unlock()
+	if r.reporting {
+		r.again = true
+		return
+	}
+	r.reporting = true
+	go func() {
+		for {
+			r.sendReport()
+			r.reportMu.Lock()
+			if !r.again {
+				r.reporting = false
+				r.reportMu.Unlock()
+				return
+			}
+			r.again = false
+			r.reportMu.Unlock()
+			time.Sleep(reportEvery) // what changes meanwhile goes in the next
+		}
+	}()
+}
+
+// reportEvery spaces the reports of a busy server.
+const reportEvery = 100 * time.Millisecond
+
+// sendReport sends what this server serves to the holder.
+func (r *mcpRoute) sendReport() {
 	if r.served == nil {
 		return
 	}

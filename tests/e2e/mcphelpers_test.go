@@ -336,7 +336,15 @@ func startHTTPMCP(t *testing.T, data, tokenFile string, extra ...string) *httpMC
 func startHTTPMCPAt(t *testing.T, data, tokenFile, addr string, extra ...string) *httpMCP {
 	t.Helper()
 	h := &httpMCP{}
-	args := append([]string{"mcp", "--data", data, "--http", addr, "--token-file", tokenFile}, extra...)
+	startHTTP(t, h, append([]string{"mcp", "--data", data, "--http", addr, "--token-file", tokenFile}, extra...))
+	return h
+}
+
+// startHTTP runs mnemofs with args (an 'mcp --http' whose --data is
+// args[2]) into h and waits for the line that gives its address.
+func startHTTP(t *testing.T, h *httpMCP, args []string) {
+	t.Helper()
+	data := args[2]
 	h.cmd = exec.Command(mnemofsBin, args...)
 	withBackend(t, h.cmd, data)
 	pipe, err := h.cmd.StderrPipe()
@@ -369,7 +377,6 @@ func startHTTPMCPAt(t *testing.T, data, tokenFile, addr string, extra ...string)
 	case <-time.After(30 * time.Second):
 		t.Fatalf("mnemofs mcp --http not ready after 30 s\nstderr: %s", h.stderr.String())
 	}
-	return h
 }
 
 // bearer adds an Authorization header to every request ("" adds none).
