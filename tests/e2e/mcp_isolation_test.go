@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,9 @@ import (
 
 // TestMCPUserIsolation: `mnemofs mcp --user alice` on a store holding
 // alice's, bob's and public memories, first holding the store itself, then
-// through `mount --user alice`. Nothing of bob's is listed, read, searched,
+// through `mount --user alice`, then through a mount for every user, and
+// alice's token of an HTTP server with a token per user through it too
+// (a session begun with her token refuses bob's). Nothing of bob's is listed, read, searched,
 // overwritten, renamed or inferred: every answer about one of his memories
 // is the answer about a path that does not exist, word for word, and
 // listings' sizes and the stats count only what alice sees. An MCP server
@@ -49,6 +52,36 @@ func TestMCPUserIsolation(t *testing.T) {
 		r := runMnemofs(t, append([]string{"mcp", "--data", data}, c.args...)...)
 		oneErrorLine(t, r, "held by the mount at "+mnt, "for user alice", "run 'mnemofs mcp --user alice'")
 	}
+	m.stop(t, syscall.SIGTERM)
+
+	// Through a mount for every user: 'mcp --user alice' over stdio, and
+	// alice's token of a --tokens server over HTTP.
+	m = startMount(t, data, mnt)
+	p = startMCP(t, data, "--user", "alice")
+	if !p.saidOnStderr("through the mount at " + mnt) {
+		t.Errorf("mcp --user alice did not go through the mount for every user: %s", p.stderr.String())
+	}
+	checkAliceMCP(t, p, "everyone")
+	p.stop()
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	check(t, os.WriteFile(tokens, []byte("alice "+tokenSet["alice"]+"\nbob "+tokenSet["bob"]+"\n"), 0o600))
+	h := startTokensMCP(t, data, tokens, "--calls-per-second", "0") // the checks call as fast as they can
+	cs, err := h.connect(tokenSet["alice"])
+	check(t, err)
+	checkAliceMCP(t, &mcpProc{t: t, cs: cs, closed: true}, "http")
+	// Alice's session is hers: bob's token cannot use it.
+	req, _ := http.NewRequest("POST", h.url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+tokenSet["bob"])
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	resp, err := http.DefaultClient.Do(req)
+	check(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("bob's token on alice's session: %s, want 403", resp.Status)
+	}
+	cs.Close()
 	m.stop(t, syscall.SIGTERM)
 
 	// As the operator: bob's memories are as he left them.
@@ -147,7 +180,7 @@ func checkAliceMCP(t *testing.T, p *mcpProc, tag string) {
 	}
 	r := p.call("stats", fields())
 	structuredOf(t, r, &stats)
-	if want := 3 + map[string]int{"alone": 0, "mounted": 1}[tag]; stats.Memories != want { // alice.md, shared.md, mine-*.md
+	if want := 3 + map[string]int{"alone": 0, "mounted": 1, "everyone": 2, "http": 3}[tag]; stats.Memories != want { // alice.md, shared.md, mine-*.md
 		t.Errorf("%s: stats count %d memories, want the %d alice sees:\n%s", tag, stats.Memories, want, textOf(r))
 	}
 	if w := bobWords.FindString(textOf(r)); w != "" {
