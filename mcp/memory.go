@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Limits of the memory tool (README "MCP"): a call carries at most MaxText
+// Limits of the memory tool (docs/mcp.md): a call carries at most MaxText
 // bytes of file content and returns at most MaxText bytes; files up to
 // MaxText are edited (str_replace, insert), files up to MaxView are viewed
 // a part at a time (view_range).
