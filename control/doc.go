@@ -3,10 +3,13 @@
 // serves HTTP on a Unix socket named in the store's lock file; commands
 // that find the store locked send their request there instead of opening it.
 //
-// An MCP server (package mcp) reaches a mounted store the same way: op
-// "mcp" runs one tool call inside the mount process with the same tools,
-// for the mount's user only; "mcp-hello" says whom the mount is for. A
-// `mnemofs mcp` holding the store itself serves this socket too.
+// An MCP server (package mcp) reaches a held store the same way: op "mcp"
+// runs one tool call inside the holder with its mcp.Host, as the call's
+// user sees the store (a holder for every user serves every user, a
+// holder for one user that user alone); "mcp-hello" says whom the holder
+// is for; "mcp-sessions" is what an MCP server serves now, which "stats"
+// adds to the store's (mcp_sessions). A `mnemofs mcp` holding the store
+// itself serves this socket too, and runs its own calls on the same host.
 //
 // The lock file (<data>/mnemofs.lock) is flock'ed by whichever process has
 // the store open and says who that is (pid, mountpoint, socket).
