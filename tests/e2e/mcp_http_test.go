@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestMCPHTTP: the streamable HTTP transport with the SDK's client: the
 // right token works (every tool), a wrong token and none are refused with
 // 401 before any MCP, and the token never appears in the server's output.
+// SIGHUP re-reads the token file (a file it cannot take changes nothing).
 // At start: --http needs --token-file, a non-loopback address without one
 // is refused with its own message, the token file must be private and
 // long enough, ':PORT' binds loopback.
@@ -91,6 +93,35 @@ func TestMCPHTTP(t *testing.T) {
 		}
 	}
 	if strings.Contains(h.stderr.String(), tok) || strings.Contains(h.stderr.String(), tok[:len(tok)-1]) {
+		t.Errorf("the token appears in the server's output:\n%s", h.stderr.String())
+	}
+
+	// SIGHUP re-reads the token file: the new token works, the old one
+	// no longer; a file it cannot take leaves the token as it was.
+	newTok := "renewed-" + tok
+	check(t, os.WriteFile(tokFile, []byte(newTok+"\n"), 0o600))
+	check(t, h.cmd.Process.Signal(syscall.SIGHUP))
+	waitFor(t, func() bool { return strings.Contains(h.stderr.String(), "SIGHUP: re-read") }, "the server re-read its token file")
+	if cs, err := h.connect(tok); err == nil {
+		cs.Close()
+		t.Errorf("the replaced token still connects")
+	}
+	cs, err = h.connect(newTok)
+	if err != nil {
+		t.Fatalf("the new token after SIGHUP: %v", err)
+	}
+	cs.Close()
+	check(t, os.Chmod(tokFile, 0o644))
+	check(t, h.cmd.Process.Signal(syscall.SIGHUP))
+	waitFor(t, func() bool { return strings.Contains(h.stderr.String(), "the tokens were not re-read") }, "the server refused a token file open to others")
+	if cs, err := h.connect(newTok); err != nil {
+		t.Errorf("the token after a refused re-read: %v", err)
+	} else {
+		cs.Close()
+	}
+	check(t, os.WriteFile(tokFile, []byte(tok+"\n"), 0o600))
+	check(t, os.Chmod(tokFile, 0o600))
+	if strings.Contains(h.stderr.String(), newTok[:20]) {
 		t.Errorf("the token appears in the server's output:\n%s", h.stderr.String())
 	}
 
