@@ -188,7 +188,7 @@ func TestMCPTokens(t *testing.T) {
 func runTokenScenario(t *testing.T, newClient func(url string) tokenClient) {
 	data, mnt, dir := t.TempDir(), t.TempDir(), t.TempDir()
 	in := func(rel string) string { return filepath.Join(mnt, rel) }
-	startMount(t, data, mnt)
+	m := startMount(t, data, mnt)
 	check(t, os.MkdirAll(in("semantic/people"), 0o755))
 	check(t, os.MkdirAll(in("episodic/s1"), 0o755))
 	check(t, os.WriteFile(in("semantic/people/bob.md"), []byte("---\nuser: bob\n---\nbob's secret is zanzibarbob\n"), 0o644))
@@ -399,6 +399,8 @@ func runTokenScenario(t *testing.T, newClient func(url string) tokenClient) {
 	if a := sessions["alice"]; a.Waited != 0 {
 		t.Errorf("%d of alice's calls waited for a turn of the server during eve's and frank's floods", a.Waited)
 	}
+	c.close()
+	m.stop(t, syscall.SIGTERM) // exits cleanly (a race found in its calls would not)
 }
 
 // activity is one user's line of mcp_sessions in `mnemofs stats --json`.

@@ -366,6 +366,9 @@ func startHTTP(t *testing.T, h *httpMCP, args []string) {
 		go func() { h.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
+			if s := h.cmd.ProcessState; s != nil && !s.Success() {
+				t.Errorf("mnemofs mcp --http exited with %v after SIGINT\nstderr: %s", s, h.stderr.String())
+			}
 		case <-time.After(15 * time.Second):
 			h.cmd.Process.Kill()
 			<-done
