@@ -18,8 +18,10 @@ import (
 // journal is the store journal of the entries.
 const journal = "mcplog"
 
-// keep is how many entries the log keeps (a variable for the tests).
-var keep = 2000
+// keep is how many entries the log keeps (a variable for the tests); it
+// is trimmed to keep every trimEvery records of a process, and shows the
+// last keep.
+var keep, trimEvery = 2000, 50
 
 // Entry is one change made over MCP.
 type Entry struct {
@@ -51,8 +53,15 @@ func Record(st *store.Store, e Entry) error {
 	if err != nil {
 		return err
 	}
-	key := fmt.Sprintf("%s-%d-%d", e.Time.Format("20060102T150405.000000000Z"), os.Getpid(), seq.Add(1))
-	return st.AppendJournal(journal, key, v, keep)
+	n := seq.Add(1)
+	key := fmt.Sprintf("%s-%d-%d", e.Time.Format("20060102T150405.000000000Z"), os.Getpid(), n)
+	if err := st.AddJournalEntry(journal, key, v); err != nil {
+		return err
+	}
+	if n%uint64(trimEvery) == 0 {
+		return st.TrimJournal(journal, keep)
+	}
+	return nil
 }
 
 // Log is meta/mcp.log of st, oldest entry first, as the store's user
@@ -60,6 +69,7 @@ func Record(st *store.Store, e Entry) error {
 // (nil: all).
 func Log(st *store.Store, may func(ino uint64) bool) ([]byte, error) {
 	entries, err := st.Journal(journal)
+	entries = entries[max(0, len(entries)-keep):] // not trimmed yet: the last
 	user := st.User()
 	restricted := user != "" || may != nil
 	var b strings.Builder

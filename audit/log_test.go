@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -87,21 +89,67 @@ func TestLogPerReader(t *testing.T) {
 	}
 }
 
-// TestLogkeepsTheLast: past keep entries the oldest go.
-func TestLogkeepsTheLast(t *testing.T) {
-	defer func(k int) { keep = k }(keep)
-	keep = 50
+// TestLogKeepsTheLast: the journal holds at most keep entries and a
+// trim's worth more, and the log shows the last keep.
+func TestLogKeepsTheLast(t *testing.T) {
+	defer func(k, e int) { keep, trimEvery = k, e }(keep, trimEvery)
+	keep, trimEvery = 50, 7
 	st := openStore(t)
-	for i := range keep + 3 {
-		if err := Record(st, Entry{User: "alice", Via: "http", Command: "create", Path: "/p" + strings.Repeat("x", i%3), Ino: uint64(i + 1), Users: []string{"alice"}}); err != nil {
+	for i := range 200 {
+		if err := Record(st, Entry{User: "alice", Via: "http", Command: "create", Path: fmt.Sprintf("/p%03d", i), Ino: uint64(i + 1), Users: []string{"alice"}}); err != nil {
 			t.Fatal(err)
 		}
+		entries, err := st.Journal(journal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) > keep+trimEvery {
+			t.Fatalf("after %d records the journal holds %d entries, want at most %d", i+1, len(entries), keep+trimEvery)
+		}
 	}
-	entries, err := st.Journal(journal)
+	b, err := Log(st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != keep {
-		t.Errorf("the journal keeps %d entries, want %d", len(entries), keep)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != keep || !strings.HasSuffix(lines[0], "create /p150") || !strings.HasSuffix(lines[keep-1], "create /p199") {
+		t.Errorf("the log shows %d lines, %q to %q; want the last %d, /p150 to /p199", len(lines), lines[0], lines[len(lines)-1], keep)
 	}
+}
+
+// BenchmarkRecord: the cost one MCP change adds to record itself, with
+// the log full, on Badger on disk: Record (a trim every trimEvery
+// records) next to the store's AppendJournal (a scan of the journal at
+// every entry), in the same run.
+func BenchmarkRecord(b *testing.B) {
+	kv, err := backend.OpenBadger(b.TempDir(), backend.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(kv, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { st.Close(); kv.Close() }()
+	e := Entry{User: "alice", Via: "http", Command: "str_replace", Path: "/semantic/notes.md", Ino: 42, Users: []string{"alice"}}
+	for range keep {
+		if err := Record(st, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("record", func(b *testing.B) {
+		for b.Loop() {
+			if err := Record(st, e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("append-journal", func(b *testing.B) {
+		v, _ := json.Marshal(e)
+		for i := 0; b.Loop(); i++ {
+			if err := st.AppendJournal(journal, fmt.Sprintf("z%09d", i), v, keep); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
