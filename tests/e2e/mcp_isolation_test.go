@@ -98,7 +98,29 @@ func TestMCPUserIsolation(t *testing.T) {
 			t.Errorf("%s after alice's MCP sessions: %q, %v; want %q", rel, b, err, want)
 		}
 	}
+	// meta/mcp.log has alice's changes with her name, for the operator
+	// and for her; a mount for bob shows none of them.
+	logs := map[string]string{}
+	for _, user := range []string{"", "alice", "bob"} {
+		if user != "" {
+			m.stop(t, syscall.SIGTERM)
+			m = startMount(t, data, mnt, "--user", user)
+		}
+		b, err := os.ReadFile(in("meta/mcp.log"))
+		check(t, err)
+		logs[user] = string(b)
+	}
 	m.stop(t, syscall.SIGTERM)
+	for _, user := range []string{"", "alice"} {
+		for _, want := range []string{"alice over stdio: create /semantic/mine-alone.md", "alice over stdio: str_replace /semantic/mine-mounted.md", "alice over http: create /semantic/mine-http.md"} {
+			if !strings.Contains(logs[user], want) {
+				t.Errorf("meta/mcp.log of a mount for %q does not say %q:\n%s", user, want, logs[user])
+			}
+		}
+	}
+	if logs["bob"] != "" {
+		t.Errorf("meta/mcp.log of a mount for bob shows alice's changes:\n%s", logs["bob"])
+	}
 }
 
 var bobWords = regexp.MustCompile(`zanzibarbob|quokkabob|ownedbybob|loggedbybob|bob\.md|pet\.md|bob-notes|events\.jsonl|x\.md`)
