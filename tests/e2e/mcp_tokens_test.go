@@ -65,7 +65,9 @@ type goClient struct {
 	ss  map[string]*sdk.ClientSession
 }
 
-func newGoClient(url string) *goClient { return &goClient{url: url, ss: map[string]*sdk.ClientSession{}} }
+func newGoClient(url string) *goClient {
+	return &goClient{url: url, ss: map[string]*sdk.ClientSession{}}
+}
 
 func (g *goClient) connect(name, token string) error {
 	client := sdk.NewClient(&sdk.Implementation{Name: "mnemofs-test", Version: "1"}, nil)
@@ -151,8 +153,8 @@ var tokenSet = map[string]string{
 	"alice": "alice-3f9c2a7d51e84b06a9d2c4e7f1b3a5c8",
 	"bob":   "bob-8e1d4c7a2f5b9063d1e4a7c2b5f8e0a3",
 	"carol": "carol-0a7e3c5f9d2b4168e7a0c3f6b9d2e5a8", // read-only
-	"dave":  "dave-5c2f8a1e7d4b0936c5f8a1e4d7b0c3f6", // added by SIGHUP
-	"eve":   "eve-9d6b3f0c8a5e2714d9b6f3c0a7e4b1d8",  // at most 2 calls at once
+	"dave":  "dave-5c2f8a1e7d4b0936c5f8a1e4d7b0c3f6",  // added by SIGHUP
+	"eve":   "eve-9d6b3f0c8a5e2714d9b6f3c0a7e4b1d8",   // at most 2 calls at once
 	"frank": "frank-2b8e5d1a9f6c3047b2e8d5a1f7c4e0b3", // at most 5 calls a second, 2 at once
 }
 
