@@ -30,7 +30,8 @@
 //     directory's first use), records (cache.Fill), and the last chunk and
 //     hash state of recently written files (appends read nothing back).
 //   - A store opened for a user (Options.User, isolation.go) hides the
-//     memories of others.
+//     memories of others; so does a view of an open store for one user
+//     (ForUser, view.go), which shares everything else with the store.
 //   - A shared store (the KV is a backend.Watcher: etcd) follows other
 //     hosts' commits (remote.go: forget what is cached of the keys they
 //     changed, notify kernel and views); its creates check entry and parent

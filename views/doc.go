@@ -21,7 +21,9 @@
 //     Paths are not stored: they are derived from the store when a
 //     filter needs them, through a memo of directory paths that lives
 //     until a move is applied.
-//   - A Filter selects memories; a view is a Filter over the real tree,
+//   - A Filter selects memories; ForReader's is what one user's view of
+//     the store shows (reader.go): one index serves every user.
+//   - A view is a Filter over the real tree,
 //     and DirsWith gives the directories that lead to its memories
 //     (cached per filter and generation), matching only the memories of
 //     the smallest value set the filter names.
