@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mnemofs/mnemofs/internal/testenv"
 )
 
 // TestReadmeWalkthrough runs the README's walkthrough (the sh blocks after
@@ -14,11 +16,7 @@ import (
 // real mount at ~/memory, with ./mnemofs the binary.
 func TestReadmeWalkthrough(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"getfattr", "sed", "grep"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the walkthrough needs %s (package attr)", tool)
-		}
-	}
+	testenv.Tools(t, "getfattr", "sed", "grep")
 	b, err := os.ReadFile("../../README.md")
 	check(t, err)
 	var script strings.Builder
