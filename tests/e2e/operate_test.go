@@ -166,7 +166,8 @@ func TestSystemdNotify(t *testing.T) {
 }
 
 // TestMountHelper: 'mount -t fuse.mnemofs DATA MNT -o OPTIONS' through
-// the real mount(8) and mount.fuse3, and the fstab line the docs give:
+// the real mount(8) and mount.fuse3, and the fstab line, both as
+// docs/operations.md gives them:
 // each returns once the mount answers, served by a background process;
 // 'umount MNT' ends that process cleanly (it logs its unmount and exits).
 // mount(8) runs helpers with a fixed PATH, so the test runs in a mount
@@ -187,10 +188,19 @@ func TestMountHelper(t *testing.T) {
 	check(t, os.Mkdir(mnt, 0o755))
 	check(t, os.Mkdir(bin, 0o755))
 	check(t, os.Symlink(mnemofsBin, filepath.Join(bin, "mnemofs")))
+	// The command and the fstab line of docs/operations.md, with the
+	// test's paths.
+	doc, err := os.ReadFile("../../docs/operations.md")
+	check(t, err)
+	typed := regexp.MustCompile(`(?m)^sudo mount -t fuse\.mnemofs \S+ \S+ -o (\S+)$`).FindSubmatch(doc)
+	line := regexp.MustCompile(`(?m)^\S+\s+\S+\s+fuse\.mnemofs\s+(\S+)\s+0\s+0$`).FindSubmatch(doc)
+	if typed == nil || line == nil {
+		t.Fatal("docs/operations.md shows no mount -t fuse.mnemofs command or no fstab line")
+	}
 	fstab := filepath.Join(dir, "fstab")
 	esc := strings.NewReplacer(" ", `\040`)
-	check(t, os.WriteFile(fstab, []byte(fmt.Sprintf("%s %s fuse.mnemofs noauto,allow_other,cache_size=16MiB,log_file=%s 0 0\n",
-		esc.Replace(data), esc.Replace(mnt), log)), 0o644))
+	check(t, os.WriteFile(fstab, []byte(fmt.Sprintf("%s %s fuse.mnemofs %s,log_file=%s 0 0\n",
+		esc.Replace(data), esc.Replace(mnt), line[1], log)), 0o644))
 	script := `set -eu
 mount --bind "$BIN" /usr/local/sbin
 mount --bind "$FSTAB" /etc/fstab
@@ -205,13 +215,13 @@ check() {
 	for i in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	if kill -0 "$pid" 2>/dev/null; then echo "pid $pid still runs 10 s after umount"; kill "$pid"; exit 1; fi
 }
-mount -t fuse.mnemofs "$DATA" "$MNT" -o allow_other,cache_size=16MiB,log_file="$LOG"
+mount -t fuse.mnemofs "$DATA" "$MNT" -o "$OPTS,log_file=$LOG"
 check typed
 mount "$MNT"
 check fstab
 `
 	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "BIN="+bin, "FSTAB="+fstab, "DATA="+data, "MNT="+mnt, "LOG="+log)
+	cmd.Env = append(os.Environ(), "BIN="+bin, "FSTAB="+fstab, "DATA="+data, "MNT="+mnt, "LOG="+log, "OPTS="+string(typed[1]))
 	out, err := cmd.CombinedOutput()
 	logged, _ := os.ReadFile(log)
 	if err != nil {
