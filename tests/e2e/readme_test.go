@@ -216,3 +216,30 @@ func TestNoSpecCitations(t *testing.T) {
 	})
 	check(t, err)
 }
+
+// TestBenchmarksPage: BENCHMARKS.md has a section for every benchmark
+// script, headed by its name, stays under 600 lines, and names no commit
+// (its history is git's).
+func TestBenchmarksPage(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../BENCHMARKS.md")
+	check(t, err)
+	if n := strings.Count(string(b), "\n"); n >= 600 {
+		t.Errorf("BENCHMARKS.md has %d lines, want under 600", n)
+	}
+	scripts, err := filepath.Glob("../../scripts/bench-*.sh")
+	check(t, err)
+	for _, s := range scripts {
+		name := "scripts/" + filepath.Base(s)
+		if !regexp.MustCompile("(?m)^## .*`" + regexp.QuoteMeta(name) + "`").Match(b) {
+			t.Errorf("BENCHMARKS.md has no section headed by %s", name)
+		}
+	}
+	if h := regexp.MustCompile(`\b[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*\b`).FindAll(b, -1); len(h) > 0 {
+		for _, x := range h {
+			if len(x) >= 7 {
+				t.Errorf("BENCHMARKS.md names what looks like a commit: %s", x)
+			}
+		}
+	}
+}
