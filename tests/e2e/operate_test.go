@@ -238,3 +238,54 @@ check fstab
 		}
 	}
 }
+
+// TestBackupEncrypted: the backup of an encrypted store (a passphrase) is
+// encrypted: none of a memory's words are in it; it restores with the
+// same passphrase into a store that opens with it, and without it, or
+// with another, it is refused and nothing is made.
+func TestBackupEncrypted(t *testing.T) {
+	t.Parallel()
+	dir, src := t.TempDir(), t.TempDir()
+	key, wrong := filepath.Join(dir, "key"), filepath.Join(dir, "wrong")
+	check(t, os.WriteFile(key, []byte("correct horse battery staple\n"), 0o600))
+	check(t, os.WriteFile(wrong, []byte("incorrect horse battery staple\n"), 0o600))
+	check(t, os.MkdirAll(filepath.Join(src, "semantic"), 0o755))
+	secret := "the vault code is marmalade-tangerine"
+	check(t, os.WriteFile(filepath.Join(src, "semantic", "vault.md"), []byte(secret+"\n"), 0o644))
+	data := filepath.Join(dir, "data")
+	mustRun(t, "import", "--data", data, "--encryption-key-file", key, src)
+	file := filepath.Join(dir, "enc.backup")
+	mustRun(t, "backup", "--data", data, "--encryption-key-file", key, file)
+	b, err := os.ReadFile(file)
+	check(t, err)
+	if bytes.Contains(b, []byte("marmalade")) || bytes.Contains(b, []byte("vault")) {
+		t.Fatal("the backup of an encrypted store shows its content")
+	}
+	restore := func(data string, extra ...string) (string, error) {
+		cmd := exec.Command(mnemofsBin, append([]string{"restore", "--data", data, file}, extra...)...)
+		cmd.Env = append(os.Environ(), "MNEMOFS_BACKEND=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, extra := range [][]string{nil, {"--encryption-key-file", wrong}} {
+		d := filepath.Join(dir, "refused")
+		if out, err := restore(d, extra...); err == nil || !strings.Contains(out, "key") {
+			t.Errorf("restore %v: %v\n%s", extra, err, out)
+		}
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("a refused restore left %s: %v", d, err)
+		}
+	}
+	data2 := filepath.Join(dir, "restored")
+	if out, err := restore(data2, "--encryption-key-file", key); err != nil || !strings.Contains(out, "consistent") {
+		t.Fatalf("restore: %v\n%s", err, out)
+	}
+	cmd := exec.Command(mnemofsBin, "export", "--data", data2, "--encryption-key-file", key, filepath.Join(dir, "out"))
+	cmd.Env = append(os.Environ(), "MNEMOFS_BACKEND=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("export of the restored store: %v\n%s", err, out)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "out", "semantic", "vault.md")); err != nil || string(got) != secret+"\n" {
+		t.Fatalf("restored vault.md: %q, %v", got, err)
+	}
+}
