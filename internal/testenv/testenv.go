@@ -9,6 +9,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,7 +65,9 @@ func Tools(t testing.TB, names ...string) {
 			if q, ok := packages[n]; ok {
 				p = q
 			}
-			pkgs = append(pkgs, p)
+			if !slices.Contains(pkgs, p) {
+				pkgs = append(pkgs, p)
+			}
 		}
 	}
 	if len(missing) > 0 {

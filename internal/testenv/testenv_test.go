@@ -34,6 +34,9 @@ func TestMissingSkipsOrFails(t *testing.T) {
 	t.Setenv("MNEMOFS_REQUIRE_FUSE", "1")
 	f = &fakeT{}
 	Tools(f, "sh", name, "getfattr-"+name)
+	if !strings.Contains(f.failed, "apt-get install "+name+" getfattr-"+name+")") {
+		t.Fatalf("fail %q", f.failed)
+	}
 	if f.skipped != "" || !strings.Contains(f.failed, name) || !strings.Contains(f.failed, "MNEMOFS_REQUIRE_FUSE=1") || strings.Contains(f.failed, "sh,") {
 		t.Fatalf("skip %q, fail %q", f.skipped, f.failed)
 	}
