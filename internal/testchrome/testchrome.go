@@ -40,6 +40,12 @@ func Find(t testing.TB) string {
 	if p := os.Getenv("MNEMOFS_CHROMIUM"); p != "" {
 		return p
 	}
+	if _, err := exec.LookPath(Binary); err != nil {
+		if _, err := exec.LookPath("chromium"); err == nil {
+			testenv.Missing(t, Binary+" is not on PATH (apt-get install "+Binary+"; the full chromium browser is not used: its own background requests would count as the page's)")
+			return ""
+		}
+	}
 	return testenv.Tool(t, Binary)
 }
 
