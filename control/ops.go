@@ -15,7 +15,7 @@ import (
 
 // Request is one store-level command.
 type Request struct {
-	Op     string `json:"op"` // stats, fsck, import, index, export, report, unmount, mcp, mcp-hello, mcp-sessions
+	Op     string `json:"op"` // stats, fsck, import, index, export, report, unmount, mcp, mcp-hello, mcp-sessions, and Register's
 	Src    string `json:"src,omitempty"`
 	To     string `json:"to,omitempty"`
 	Dest   string `json:"dest,omitempty"`
@@ -135,8 +135,21 @@ func Run(st *store.Store, eng *views.Engine, req Request, p Progress) (any, erro
 		// directory's owner.
 		return nil, st.SetPolicy(req.Data)
 	}
+	if op := registered[req.Op]; op != nil {
+		return op(st, req, p)
+	}
 	return nil, fmt.Errorf("unknown operation %q", req.Op)
 }
+
+// Op is an operation a program adds to Run (the CLI's backup): it runs on
+// the open store in the process that holds it, as Run's own do.
+type Op func(st *store.Store, req Request, p Progress) (any, error)
+
+var registered = map[string]Op{}
+
+// Register adds op to Run under name. Call it before any Run (from an
+// init function).
+func Register(name string, op Op) { registered[name] = op }
 
 // userName names the user a store is open for.
 func userName(u string) string {

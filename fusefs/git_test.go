@@ -2,7 +2,6 @@ package fusefs
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemofs/mnemofs/internal/testenv"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -19,9 +19,7 @@ import (
 // trash. The checkout is a save: the memory's history grows by one.
 func TestGitInTheTree(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is needed for this test")
-	}
+	testenv.Tool(t, "git")
 	var now atomic.Int64
 	now.Store(time.Now().UnixNano())
 	tf := mountAt(t, t.TempDir(), store.Options{Now: func() time.Time { return time.Unix(0, now.Add(int64(time.Millisecond))) }, ScratchAge: -1})

@@ -11,7 +11,7 @@ package fusefs
 //
 // Left out of the port: the EACCES/EPERM permission cases (the tests run
 // as root, and without --allow-other the mount does not check permissions:
-// SPEC §4 enforces POSIX modes only with default_permissions), EROFS,
+// POSIX modes are enforced only with default_permissions), EROFS,
 // EXDEV, ETXTBSY, EFAULT and the whole-path ENAMETOOLONG cases (the
 // kernel answers those before FUSE sees them).
 

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mnemofs/mnemofs/internal/testenv"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -68,8 +69,9 @@ func stateOf(t *testing.T, tf *testFS, rel string) memoryState {
 // saveCase is one way people save: it changes the file at p from the text
 // before to the text after.
 type saveCase struct {
-	name string
-	save func(t *testing.T, tf *testFS, p, after string)
+	name  string
+	tools []string // the programs it runs (the case skips without them)
+	save  func(t *testing.T, tf *testFS, p, after string)
 }
 
 // tmux runs a terminal program in a detached tmux session, types keys
@@ -125,10 +127,10 @@ func run(t *testing.T, dir string, name string, args ...string) {
 }
 
 var saveCases = []saveCase{
-	{"sed -i", func(t *testing.T, tf *testFS, p, after string) {
+	{"sed -i", []string{"sed"}, func(t *testing.T, tf *testFS, p, after string) {
 		run(t, filepath.Dir(p), "sed", "-i", "s/version two/"+after+"/", p)
 	}},
-	{"python os.replace", func(t *testing.T, tf *testFS, p, after string) {
+	{"python os.replace", []string{"python3"}, func(t *testing.T, tf *testFS, p, after string) {
 		py := `import os, sys, tempfile
 p, text = sys.argv[1], sys.argv[2]
 fd, tmp = tempfile.mkstemp(dir=os.path.dirname(p))
@@ -138,19 +140,19 @@ with os.fdopen(fd, "w") as f:
 os.replace(tmp, p)`
 		run(t, filepath.Dir(p), "python3", "-c", py, p, after)
 	}},
-	{"vim by rename", func(t *testing.T, tf *testFS, p, after string) {
+	{"vim by rename", []string{"tmux", "vim"}, func(t *testing.T, tf *testFS, p, after string) {
 		tmux(t, "vim -u NONE -N -i NONE -n -c 'set backupcopy=no writebackup nobackup backupskip=' "+p,
 			":%s/version two/"+after+"/", "Enter", ":wq", "Enter")
 	}},
-	{"vim in place", func(t *testing.T, tf *testFS, p, after string) {
+	{"vim in place", []string{"tmux", "vim"}, func(t *testing.T, tf *testFS, p, after string) {
 		tmux(t, "vim -u NONE -N -i NONE -n -c 'set backupcopy=yes writebackup nobackup backupskip=' "+p,
 			":%s/version two/"+after+"/", "Enter", ":wq", "Enter")
 	}},
-	{"nano", func(t *testing.T, tf *testFS, p, after string) {
+	{"nano", []string{"tmux", "nano"}, func(t *testing.T, tf *testFS, p, after string) {
 		// Ctrl-\ replaces: find "version two", replace with after, All.
 		tmux(t, "nano --ignorercfiles "+p, "C-\\", "version two", "Enter", after, "Enter", "a", "C-o", "Enter", "C-x")
 	}},
-	{"rsync over it", func(t *testing.T, tf *testFS, p, after string) {
+	{"rsync over it", []string{"rsync"}, func(t *testing.T, tf *testFS, p, after string) {
 		src := filepath.Join(t.TempDir(), filepath.Base(p))
 		b, err := os.ReadFile(p)
 		must(t, err)
@@ -165,16 +167,12 @@ os.replace(tmp, p)`
 // xattrs carry on, and nothing stray is left in the tree or the trash.
 func TestSavesAreEdits(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"vim", "nano", "tmux", "rsync", "python3", "sed"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed for this test (apt-get install vim nano tmux rsync)", tool)
-		}
-	}
 	var now atomic.Int64
 	now.Store(time.Now().UnixNano())
 	tf := mountAt(t, t.TempDir(), store.Options{Now: func() time.Time { return time.Unix(0, now.Add(int64(time.Millisecond))) }, ScratchAge: -1})
 	for k, c := range saveCases {
 		t.Run(c.name, func(t *testing.T) {
+			testenv.Tools(t, c.tools...)
 			rel := fmt.Sprintf("semantic/notes/n%d.md", k)
 			p := tf.path(rel)
 			must(t, os.MkdirAll(filepath.Dir(p), 0o755))

@@ -13,7 +13,7 @@ import (
 	"github.com/mnemofs/mnemofs/store"
 )
 
-// Consolidation (SPEC §6): a session directory under episodic/sessions/
+// Consolidation: a session directory under episodic/sessions/
 // with at least two turns — memory files, or the lines of a log such as
 // turns.jsonl (turns.go) — and no summary.md gets one, written through the
 // store like any memory (so it is indexed and versioned by the policy).

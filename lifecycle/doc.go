@@ -1,5 +1,5 @@
 // Package lifecycle is the maintenance of a store: one pass of the
-// lifecycle table (SPEC §6, meta/policy.yaml) at a time, and the log of
+// lifecycle table (meta/policy.yaml, docs/policy.md) at a time, and the log of
 // the passes (meta/maintenance.log).
 //
 // Model:

@@ -13,7 +13,7 @@ import (
 	"github.com/mnemofs/mnemofs/store"
 )
 
-// Maintenance: one lifecycle pass (SPEC §6) under the store's policy. It
+// Maintenance: one lifecycle pass under the store's policy. It
 // moves idle working memories to archive/scratchpads/<date>/ and cold
 // low-importance sessions (sessions.go) to archive/sessions/<YYYY-MM>/,
 // packed and compressed (store.PackTree), marks cold

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Health (SPEC §6): meta/stats.json reports growth and warnings past the
+// Health: meta/stats.json reports growth and warnings past the
 // policy's thresholds. Growth comes from daily samples of the store's
 // size (setting "size.samples": date -> bytes, the last 60 days), taken
 // by every stats report and maintenance pass.

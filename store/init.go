@@ -3,16 +3,39 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"strconv"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
 )
 
-// init writes a new store's root, default trees and counters, once.
+// Format is the version of the store's layout in the KV (the key schema
+// of backend/keys.go and the encodings of its records), kept in
+// "s"+"version" when the store is made. Open refuses a store of another
+// format (FormatError) before it writes anything: a newer one was made by
+// a newer mnemofs, and an older one would need an upgrade that this build
+// does not have. A change of layout that older builds cannot read bumps
+// it, and the start that meets the old number upgrades the store in one
+// transaction (docs/operations.md, "Upgrades").
+const Format = 1
+
+// FormatError is a store of a format this build does not read.
+type FormatError struct{ Found string }
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("the store is of format %s, and this mnemofs reads format %d: open it with the mnemofs that wrote it, or a newer one ('mnemofs version' says which format a build reads)", e.Found, Format)
+}
+
+// init writes a new store's root, default trees and counters, once; it
+// checks the format of an existing store.
 func (s *Store) init() error {
 	return s.kv.Update(func(t backend.Txn) error {
-		_, err := t.Get(backend.StoreKey("version"))
+		v, err := t.Get(backend.StoreKey("version"))
 		if err == nil {
+			if string(v) != strconv.Itoa(Format) {
+				return &FormatError{Found: string(v)}
+			}
 			return nil
 		}
 		if !errors.Is(err, backend.ErrNotFound) {
@@ -40,6 +63,6 @@ func (s *Store) init() error {
 		if err := t.Set(backend.StoreKey("nextino"), binary.BigEndian.AppendUint64(nil, next)); err != nil {
 			return err
 		}
-		return t.Set(backend.StoreKey("version"), []byte("1"))
+		return t.Set(backend.StoreKey("version"), []byte(strconv.Itoa(Format)))
 	})
 }

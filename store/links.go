@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Links (SPEC §5): a memory's related/related_files name other memories by
+// Links: a memory's related/related_files name other memories by
 // path. At commit each is resolved to an inode (relative to the memory's
 // directory, then to the root); readers get the linked memory's current
 // path, so a link stays valid when either memory moves. A link that names

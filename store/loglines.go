@@ -10,7 +10,7 @@ import (
 	"github.com/mnemofs/mnemofs/memory"
 )
 
-// Logs shared by several users (SPEC §2 "Logs", §4). Each line of a
+// Logs shared by several users (SECURITY.md). Each line of a
 // .jsonl/.ndjson log (each entry of a .log) may name its own users
 // (memory.ParseLine). The record keeps the union of the users its lines
 // name (Record.LineUsers) and whether some line names none (LinePublic),

@@ -12,7 +12,7 @@ import (
 	"github.com/mnemofs/mnemofs/policy"
 )
 
-// Saves (SPEC §2): editors, sed -i, agent SDKs and git replace a file
+// Saves: editors, sed -i, agent SDKs and git replace a file
 // rather than write it in place, and a memory is its path. The rule:
 //
 //	A new file that takes a memory's name — by a rename over it, or by a

@@ -15,7 +15,7 @@ import (
 	"github.com/mnemofs/mnemofs/policy"
 )
 
-// Versions (SPEC §5). Under a tree whose policy is versioned, a commit that
+// Versions. Under a tree whose policy is versioned, a commit that
 // changes a non-empty file first keeps the committed content as version N
 // (N = the record's version being replaced); under an append tree, only a
 // change that is not a pure append does. The old bytes are copied into the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/lifecycle"
@@ -246,16 +247,24 @@ func abs(p string) string {
 // description when it is known: the library's bar, told its length later,
 // counts its percentage only from then on (an import of 200k files ended
 // at "2%").
+//
+// Only on a terminal: standard error going to a file or a pipe (a log, a
+// cron job's mail) gets no bar, whose redrawing would fill it with
+// carriage-return lines; the command's summary line says what was done.
 type bar struct {
 	desc    string
 	b       *progressbar.ProgressBar
 	spinner bool
 	named   int64 // the total a spinner's description names
+	off     bool  // standard error is no terminal
 }
 
-func newBar(desc string) *bar { return &bar{desc: desc} }
+func newBar(desc string) *bar { return &bar{desc: desc, off: !term.IsTerminal(int(os.Stderr.Fd()))} }
 
 func (b *bar) progress(done, total int64) {
+	if b.off {
+		return
+	}
 	if b.b == nil {
 		max := total
 		if max <= 0 {
@@ -292,7 +301,21 @@ func searchCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "search [--user NAME] [-k N] [--json] QUERY",
 		Short: "rank memories for a query (the same ranking as search/<query>/)",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `Rank memories for a query, as the directory search/<query>/ does in a
+mount: the words of the query, and any of these filters among them:
+
+  user:NAME          memories of this user (user, users, entities: user:NAME)
+  type:TYPE          of this type (front matter type, else the top directory)
+  tag:TAG            with this tag (tags, topic)
+  path:PREFIX        under this path (path:semantic/projects)
+  after:YYYY-MM-DD   created on or after this day
+  before:YYYY-MM-DD  created before this day
+  k:N                N results (default 10; -k overrides it)
+  archived:true      include memories under archive/ (left out otherwise)
+
+Each line of a .jsonl log (each entry of a .log) is ranked on its own.
+Example: mnemofs search 'zermatt trip user:alice after:2026-01-01 k:3'`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rs []views.Result
 			q := strings.Join(args, " ")

@@ -3,15 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
-	"runtime/pprof"
-	"runtime/trace"
 	"strings"
 	"syscall"
 	"time"
@@ -31,10 +27,11 @@ func reservedNames() map[string]bool { return fusefs.ReservedNames() }
 
 func mountCmd() *cobra.Command {
 	var cfg fusefs.Config
-	var user, cacheSize, model string
+	var user, cacheSize, model, logFile string
+	var bg bool
 	c := &cobra.Command{
-		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] MOUNTPOINT",
-		Short: "mount the store at MOUNTPOINT (runs in the foreground; Ctrl-C unmounts)",
+		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] [--background] MOUNTPOINT",
+		Short: "mount the store at MOUNTPOINT (in the foreground, Ctrl-C unmounts; or --background)",
 		Args:  exactArgs(1, "MOUNTPOINT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("user") && !store.ValidName(user) {
@@ -44,9 +41,17 @@ func mountCmd() *cobra.Command {
 			if err != nil || n > 1<<40 {
 				return fail("--cache-size needs a size such as 64MiB, 512KiB or 0 (off), got %q", cacheSize)
 			}
+			if bg && !inBackground() {
+				return startBackground(withoutBackground(cmdArgs), args[0])
+			}
+			if err := logTo(logFile); err != nil {
+				return err
+			}
 			return mount(args[0], cfg, user, int64(n), model)
 		},
 	}
+	c.Flags().BoolVar(&bg, "background", false, "return once the mount is ready, leaving it served by a process in the background ('umount MOUNTPOINT' or 'mnemofs unmount MOUNTPOINT' stops it); its log goes to --log-file, else to syslog")
+	c.Flags().StringVar(&logFile, "log-file", "", "append the log to this file instead of standard error")
 	c.Flags().StringVar(&cacheSize, "cache-size", "64MiB", "memory for the hot caches of file content and search results (0 turns them off); a quarter of it is how far the mapped index and store tables may grow in the resident set, and one per KiB of it (at least 16384) is how many files and directories the kernel keeps looked up")
 	c.Flags().StringVar(&model, "model", "", "embedding model for hybrid search: a directory (cybertron layout) or a name from 'mnemofs model list'")
 	c.Flags().StringVar(&user, "user", "", "show only this user's memories (and those naming no user); files written belong to the user")
@@ -55,72 +60,6 @@ func mountCmd() *cobra.Command {
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
 	c.Flags().BoolVar(&cfg.NoPassthrough, "no-passthrough", false, "never let the kernel read and write content files itself (FUSE passthrough, used when root on Linux >= 6.9): all data goes through mnemofs")
 	return c
-}
-
-// startProfile writes a CPU profile of the mount to $MNEMOFS_CPUPROFILE and
-// an execution trace to $MNEMOFS_TRACE when those are set, and the heap
-// as it is at the end to $MNEMOFS_MEMPROFILE (diagnosis aids for the
-// benchmarks; see BENCHMARKS.md).
-func startProfile() (stop func()) {
-	cpu := diagnose("MNEMOFS_CPUPROFILE", "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
-	tr := diagnose("MNEMOFS_TRACE", "execution trace", trace.Start, trace.Stop)
-	var heap io.Writer
-	mem := diagnose("MNEMOFS_MEMPROFILE", "heap profile", func(w io.Writer) error { heap = w; return nil }, func() {
-		runtime.GC()
-		if err := pprof.WriteHeapProfile(heap); err != nil {
-			fmt.Fprintf(os.Stderr, "mnemofs: warning: no heap profile: %v\n", err)
-		}
-	})
-	every := periodicHeap()
-	return func() { every(); cpu(); tr(); mem() }
-}
-
-// periodicHeap writes the heap profile to $MNEMOFS_MEMPROFILE.<n> every
-// $MNEMOFS_MEMPROFILE_EVERY (a duration) while the command runs: the
-// live heap at a build's peak, which the profile at the end does not show.
-func periodicHeap() (stop func()) {
-	base, every := os.Getenv("MNEMOFS_MEMPROFILE"), os.Getenv("MNEMOFS_MEMPROFILE_EVERY")
-	d, err := time.ParseDuration(every)
-	if base == "" || every == "" || err != nil || d <= 0 {
-		return func() {}
-	}
-	quit := make(chan struct{})
-	go func() {
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for n := 1; ; n++ {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-			}
-			if f, err := os.Create(fmt.Sprintf("%s.%d", base, n)); err == nil {
-				pprof.WriteHeapProfile(f)
-				f.Close()
-			}
-		}
-	}()
-	return func() { close(quit) }
-}
-
-// diagnose starts a recording into the file named by $env, if set, and
-// returns what stops it.
-func diagnose(env, what string, start func(io.Writer) error, end func()) (stop func()) {
-	path := os.Getenv(env)
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path)
-	if err == nil {
-		if err = start(f); err != nil {
-			f.Close()
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mnemofs: warning: no %s: %v\n", what, err)
-		return func() {}
-	}
-	return func() { end(); f.Close() }
 }
 
 func exactArgs(n int, names string) cobra.PositionalArgs {
@@ -266,6 +205,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		return fail("cannot mount %s: %v", mnt, err)
 	}
 	unmount := func() {
+		mountStopping()
 		// A request waiting for the index (a search during the first
 		// build) would keep the mount busy until the build ends.
 		eng.Interrupt()
@@ -313,8 +253,20 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if u := backendURL(); u != "" {
 		where = u + " (host-local state in " + data + ")"
 	}
-	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", where, mnt, as, mnt)
+	var startErr error
+	if err := answers(mnt); err != nil {
+		startErr = err
+		go unmount()
+	} else {
+		stop := "Ctrl-C"
+		if inBackground() {
+			stop = "'umount " + mnt + "'"
+		}
+		fmt.Printf("mnemofs: mounted %s at %s%s (stop with %s or 'mnemofs unmount %s')\n", where, mnt, as, stop, mnt)
+		mountReady(mnt, "mounted "+where+" at "+mnt+as)
+	}
 	srv.Wait()
+	mountStopping()
 	trim.Stop()
 	stopMaintenance()
 	stopProfile()
@@ -327,104 +279,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if err != nil {
 		return fmt.Errorf("closing the store: %w", err)
 	}
+	if startErr != nil {
+		return startErr
+	}
 	fmt.Printf("mnemofs: unmounted %s\n", mnt)
 	return nil
-}
-
-func unmountCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "unmount MOUNTPOINT",
-		Short: "unmount a mounted store and wait for it to close",
-		Args:  exactArgs(1, "MOUNTPOINT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return unmountPath(args[0])
-		},
-	}
-}
-
-// unmountPath asks the mount serving mnt to stop, found through the data
-// dir it names in /proc/mounts; without one it unmounts directly.
-func unmountPath(p string) error {
-	mnt, err := filepath.Abs(p)
-	if err != nil {
-		return err
-	}
-	data, ok := mountedData(mnt)
-	if !ok {
-		return fail("%s is not a mnemofs mount", mnt)
-	}
-	if h, err := control.ReadHolder(data); err == nil && h.Socket != "" && h.Mountpoint == mnt {
-		err := control.Call(data, h.Socket, control.Request{Op: "unmount"}, nil, nil)
-		if _, still := mountedData(mnt); err == nil || !still {
-			for i := 0; i < 200; i++ {
-				if _, still := mountedData(mnt); !still {
-					return awaitClose(mnt, data, h.Pid)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			return fail("%s did not unmount within 10 s: is a shell or program still using it?", mnt)
-		}
-	}
-	// The serving process is gone (killed): clear the dead mount.
-	if err := syscall.Unmount(mnt, syscall.MNT_DETACH); err != nil {
-		if out, ferr := exec.Command("fusermount3", "-uz", mnt).CombinedOutput(); ferr != nil {
-			return fail("cannot unmount %s: %v %s", mnt, err, strings.TrimSpace(string(out)))
-		}
-	}
-	return nil
-}
-
-// awaitClose waits, once mnt is unmounted, for the process pid serving it
-// to close the store: it may first finish writing the index snapshot,
-// which takes seconds at a million memories (and more on a slow disk),
-// so this waits as long as that process lives.
-func awaitClose(mnt, data string, pid int) error {
-	for i := 0; ; i++ {
-		if l, _, err := control.Acquire(data, control.Holder{Pid: os.Getpid(), Command: "unmount"}); err == nil {
-			l.Release()
-			return nil
-		}
-		if pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
-			return nil // gone: its lock went with it
-		}
-		if pid <= 0 && i == 200 {
-			return fail("%s is unmounted, but its store was not closed within 10 s", mnt)
-		}
-		if i == 40 {
-			fmt.Fprintf(os.Stderr, "mnemofs: %s is unmounted; waiting for process %d to close the store (it may be writing the index snapshot)\n", mnt, pid)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// mountedData returns the data dir (the source) of the mnemofs mount at mnt.
-func mountedData(mnt string) (string, bool) {
-	b, err := os.ReadFile("/proc/self/mounts")
-	if err != nil {
-		return "", false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 3 && unescapeMount(f[1]) == mnt && strings.Contains(f[2], "mnemofs") {
-			return unescapeMount(f[0]), true
-		}
-	}
-	return "", false
-}
-
-// unescapeMount undoes the octal escapes of /proc/mounts (\040 for space).
-func unescapeMount(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			var v int
-			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/mnemofs/mnemofs/control"
 )
@@ -17,6 +18,9 @@ func reportCmd() *cobra.Command {
 		Short: "write the store's report page: one self-contained HTML file (growth, tiers, tags, users, links, maintenance, latency, warnings)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" && term.IsTerminal(int(os.Stdout.Fd())) {
+				return fail("the report is an HTML page, not text for a terminal: give --out FILE.html (or redirect it: mnemofs report > report.html)")
+			}
 			var page string
 			if err := run(control.Request{Op: "report", User: user}, nil, &page); err != nil {
 				return err
@@ -47,7 +51,7 @@ func reportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVarP(&out, "out", "o", "", "write the page to this file (default: standard output)")
+	c.Flags().StringVarP(&out, "out", "o", "", "write the page to this file (default: standard output, when it is not a terminal)")
 	c.Flags().StringVar(&user, "user", "", "only what this user may see (a mount serves its own --user only)")
 	return c
 }

@@ -1,5 +1,5 @@
 // Package testchrome loads pages in headless Chromium for tests (Debian
-// package chromium-headless-shell): the DOM after scripts ran, a
+// package chromium-headless-shell only: see Binary): the DOM after scripts ran, a
 // screenshot, and a count of every request the page tried to make.
 //
 // Every load runs with the network shut: host names resolve to nothing
@@ -21,30 +21,32 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/testenv"
 )
 
-// Binaries are the names Chromium's headless shell goes by, first found
-// wins.
-var Binaries = []string{"chromium-headless-shell", "chromium", "chromium-browser"}
+// Binary is the Chromium the tests load pages in: the old headless shell
+// (Debian package chromium-headless-shell), which runs no browser
+// services. The full browser (package chromium) is not used even when
+// installed: its own background requests (component updates, account
+// checks, network time) would be counted as the page's.
+const Binary = "chromium-headless-shell"
 
-// Find returns the Chromium binary. Without one the test is skipped, or
-// fails when MNEMOFS_REQUIRE_FUSE=1 (CI, where .ci/run installs it).
+// Find returns the Chromium binary ($MNEMOFS_CHROMIUM, else Binary on
+// PATH). Without one the test is skipped, or fails when
+// MNEMOFS_REQUIRE_FUSE=1 (CI, where .ci/run installs it).
 func Find(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("MNEMOFS_CHROMIUM"); p != "" {
 		return p
 	}
-	for _, b := range Binaries {
-		if p, err := exec.LookPath(b); err == nil {
-			return p
+	if _, err := exec.LookPath(Binary); err != nil {
+		if _, err := exec.LookPath("chromium"); err == nil {
+			testenv.Missing(t, Binary+" is not on PATH (apt-get install "+Binary+"; the full chromium browser is not used: its own background requests would count as the page's)")
+			return ""
 		}
 	}
-	msg := "no headless Chromium (apt-get install chromium-headless-shell)"
-	if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return testenv.Tool(t, Binary)
 }
 
 // Browser is one Chromium binary with a counting proxy.

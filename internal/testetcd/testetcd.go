@@ -1,5 +1,5 @@
 // Package testetcd starts real etcd servers for tests: the etcd-server
-// Debian package's binary (/usr/bin/etcd; MNEMOFS_ETCD names another),
+// Debian package's binary (etcd on PATH; MNEMOFS_ETCD names another),
 // members on loopback ports, data in a temporary directory, killed at the
 // end (and by the kernel if the test binary dies first).
 package testetcd
@@ -20,31 +20,21 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/mnemofs/mnemofs/internal/testenv"
 	"go.uber.org/zap"
 )
 
-// (/usr/bin/etcd; MNEMOFS_ETCD names another), members on loopback ports,
-// data in a temporary directory, killed at the end. Without the binary
-// the etcd tests skip, or fail when MNEMOFS_REQUIRE_FUSE=1 (CI, whose
-// .ci/run installs etcd-server).
-
+// Binary returns the etcd server binary: $MNEMOFS_ETCD, else etcd on
+// PATH (Debian's etcd-server installs /usr/bin/etcd). Without one the
+// etcd tests skip, or fail when MNEMOFS_REQUIRE_FUSE=1 (CI, whose .ci/run
+// installs etcd-server).
 func Binary(t testing.TB) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("MNEMOFS_ETCD"), "/usr/bin/etcd"} {
-		if p != "" {
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	if p, err := exec.LookPath("etcd"); err == nil {
+	if p := os.Getenv("MNEMOFS_ETCD"); p != "" {
 		return p
 	}
-	if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
-		t.Fatal("etcd required (MNEMOFS_REQUIRE_FUSE=1) but no etcd binary: apt-get install etcd-server")
-	}
-	t.Skip("no etcd binary (apt-get install etcd-server)")
-	return ""
+	return testenv.Tool(t, "etcd")
 }
 
 type member struct {

@@ -4,6 +4,8 @@ package testfuse
 import (
 	"os"
 	"testing"
+
+	"github.com/mnemofs/mnemofs/internal/testenv"
 )
 
 // Require skips the test when FUSE is missing, or fails it when
@@ -11,9 +13,6 @@ import (
 func Require(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
-		if os.Getenv("MNEMOFS_REQUIRE_FUSE") == "1" {
-			t.Fatalf("FUSE required (MNEMOFS_REQUIRE_FUSE=1) but /dev/fuse is missing: %v", err)
-		}
-		t.Skip("no /dev/fuse")
+		testenv.Missing(t, "no /dev/fuse: FUSE tests need it (modprobe fuse, or a container run with --device /dev/fuse)")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,8 +32,8 @@ func onEtcd() bool { return os.Getenv("MNEMOFS_TEST_BACKEND") == "etcd" }
 // backend.
 func withBackend(t testing.TB, cmd *exec.Cmd, data string) {
 	t.Helper()
-	if !onEtcd() {
-		return
+	if !onEtcd() || slices.ContainsFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "MNEMOFS_BACKEND=") }) {
+		return // not on etcd, or the test chose the backend itself
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()

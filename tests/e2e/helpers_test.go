@@ -151,10 +151,17 @@ func startMount(t testing.TB, data, mnt string, extra ...string) *mountProc {
 // startMountEnv is startMount with env added to the mount's environment.
 func startMountEnv(t testing.TB, env []string, data, mnt string, extra ...string) *mountProc {
 	t.Helper()
-	testfuse.Require(t)
 	args := append([]string{"mount", "--data", data}, extra...)
+	return startMountArgs(t, env, append(args, mnt), data, mnt)
+}
+
+// startMountArgs is startMountEnv with the whole command line given
+// (args: the binary's arguments, a mount of data at mnt).
+func startMountArgs(t testing.TB, env, args []string, data, mnt string) *mountProc {
+	t.Helper()
+	testfuse.Require(t)
 	m := &mountProc{mnt: mnt, data: data, done: make(chan struct{})}
-	m.cmd = exec.Command(mnemofsBin, append(args, mnt)...)
+	m.cmd = exec.Command(mnemofsBin, args...)
 	if env != nil {
 		m.cmd.Env = append(os.Environ(), env...)
 	}

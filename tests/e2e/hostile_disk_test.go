@@ -157,7 +157,7 @@ func TestHostileFullDisk(t *testing.T) {
 // TestEmptyFileInViews: a memory created empty (touch, or
 // open O_CREAT and close) is listed in meta/index.json and counted in
 // meta/stats.json, and every view shows it too (it once did not: creating
-// a file told the views nothing). SPEC §3: a view mirrors the real tree.
+// a file told the views nothing). A view mirrors the real tree.
 func TestEmptyFileInViews(t *testing.T) {
 	t.Parallel()
 	data, mnt := t.TempDir(), t.TempDir()

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestImportKilledDuringLoad: `mnemofs import` of a tree big enough to go
@@ -60,10 +61,14 @@ func TestImportKilledDuringLoad(t *testing.T) {
 		check(t, <-errs)
 	}
 
+	// The progress bar is drawn only on a terminal: give it one.
+	ctl, tty := openPTY(t)
 	cmd := exec.Command(mnemofsBin, "import", src, "--to", "/episodic/imp", "--data", data)
-	stderr, err := cmd.StderrPipe()
-	check(t, err)
+	cmd.Stderr = tty
 	check(t, cmd.Start())
+	tty.Close()
+	ctl.SetReadDeadline(time.Now().Add(5 * time.Minute))
+	stderr := ctl
 	// Progress comes as "(N/total, …)" every 2,000 files. The load starts
 	// at 10,000, and its first tables are written some 3,000 files (8 MiB)
 	// later. Killed once 20,000 are in.
@@ -89,7 +94,7 @@ func TestImportKilledDuringLoad(t *testing.T) {
 		}
 	}
 	go func() { _, _ = bufio.NewReader(stderr).WriteTo(new(bytes.Buffer)) }()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if !killed {
 		t.Fatalf("the import ended before it was killed (%v): the source is too small for this machine", err)
 	}

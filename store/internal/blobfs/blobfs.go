@@ -58,6 +58,26 @@ type Dir struct {
 	// (durable.go).
 	dirty   map[ID]bool
 	barrier sync.RWMutex
+	// holds counts the Holds not yet released: while there is one,
+	// Synced deletes nothing (a backup is reading the generations its
+	// snapshot of the KV points at).
+	holds int
+}
+
+// Hold keeps every generation on disk until the returned func is called:
+// retired ones are deleted by the first Synced after that.
+func (b *Dir) Hold() (release func()) {
+	b.mu.Lock()
+	b.holds++
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			b.holds--
+			b.mu.Unlock()
+		})
+	}
 }
 
 const tempsMax = 1024

@@ -146,6 +146,10 @@ func (b *Dir) Retired() int {
 // the sync may have been replaced by a write the sync did not take.
 func (b *Dir) Synced(mark int) {
 	b.mu.Lock()
+	if b.holds > 0 {
+		b.mu.Unlock()
+		return // a later sync deletes them
+	}
 	mark = min(mark, len(b.stale))
 	stale := b.stale[:mark:mark]
 	b.stale = append([]ID(nil), b.stale[mark:]...)
