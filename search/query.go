@@ -3,7 +3,9 @@ package search
 import (
 	"container/heap"
 	"math"
+	"math/bits"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -68,7 +70,8 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	if o.Neighbours > 0 {
 		rs = reaches(o.Neighbours, t)
 	}
-	lists, idfs := x.queryLists(terms, o.Extra, t)
+	q := x.queryLists(terms, o.Extra, t)
+	lists, idfs := q.lists, q.idfs
 	acc := getScratch(x.ndocs(), len(lists))
 	defer putScratch(acc)
 	// Windows first, in full (window.go): the short members of sequences.
@@ -80,7 +83,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 		bonus = x.scoreWindows(acc, lists, idfs, rs, t, avg)
 	}
 	keep := map[uint64]bool{}
-	x.scorePlain(acc, lists, idfs, o, keep, t, avg, bonus, windows)
+	x.scorePlain(acc, q, o, keep, t, avg, bonus, windows)
 	// Best first; the filter is asked only until K files are found. Most
 	// queries need only the best few: keep a bounded heap of them first,
 	// and rank every candidate only when the filter rejects too many.
@@ -93,7 +96,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 
 // queryLists is queryTerms with each query term also matched in the
 // metadata field, at Tuning.Meta.
-func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ([]*postings, []float64) {
+func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ql {
 	if t.Meta > 0 {
 		extra = append([]Weighted(nil), extra...)
 		for _, q := range terms {
@@ -103,29 +106,44 @@ func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ([]*post
 	return x.queryTerms(terms, extra)
 }
 
+// ql is a query's posting lists and their IDFs (times their weights);
+// cover[i] is the query term that list i matches (its place among the
+// query's distinct terms found, which number n), -1 for an expansion.
+type ql struct {
+	lists []*postings
+	idfs  []float64
+	cover []int
+	n     int
+}
+
 // queryTerms returns the posting lists of the distinct query terms found
 // in the index and their IDF (times the weight, for the extra terms).
 // Extra terms are taken best first (weight × IDF) while their postings
 // come to no more than extraShare times the query's own terms' (at least
 // extraMin): an expansion's cost is bounded by the query's, and what it
-// leaves out are the common terms that would weigh least.
-func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []float64) {
-	var lists []*postings
-	var idfs []float64
+// leaves out are the common terms that would weigh least. An extra term
+// of the metadata field (metaPrefix) covers its query term.
+func (x *Index) queryTerms(terms []string, extra []Weighted) ql {
+	var q ql
 	seen := map[string]bool{}
 	own := 0
+	place := map[string]int{}
 	for _, t := range terms {
 		if ps := x.list(t); ps != nil && !seen[t] {
 			seen[t] = true
-			lists = append(lists, ps)
-			idfs = append(idfs, x.idf(ps))
+			place[t] = q.n
+			q.lists = append(q.lists, ps)
+			q.idfs = append(q.idfs, x.idf(ps))
+			q.cover = append(q.cover, q.n)
+			q.n++
 			own += int(ps.n)
 		}
 	}
 	type cand struct {
-		ps  *postings
-		idf float64
-		t   string
+		ps    *postings
+		idf   float64
+		t     string
+		cover int
 	}
 	var cands []cand
 	for _, w := range extra {
@@ -137,7 +155,15 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 			continue
 		}
 		seen[w.Term] = true
-		cands = append(cands, cand{ps, w.Weight * x.idf(ps), w.Term})
+		c := cand{ps, w.Weight * x.idf(ps), w.Term, -1}
+		if m, ok := strings.CutPrefix(w.Term, metaPrefix); ok {
+			if i, ok := place[m]; ok {
+				c.cover = i
+			} else {
+				c.cover = metaOnly
+			}
+		}
+		cands = append(cands, c)
 	}
 	sort.Slice(cands, func(a, b int) bool {
 		if cands[a].idf != cands[b].idf {
@@ -151,11 +177,20 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 			continue
 		}
 		budget -= int(c.ps.n)
-		lists = append(lists, c.ps)
-		idfs = append(idfs, c.idf)
+		if c.cover == metaOnly {
+			// A word of the metadata alone covers a term of its own.
+			c.cover = q.n
+			q.n++
+		}
+		q.lists = append(q.lists, c.ps)
+		q.idfs = append(q.idfs, c.idf)
+		q.cover = append(q.cover, c.cover)
 	}
-	return lists, idfs
+	return q
 }
+
+// metaOnly marks a query term found in the metadata field alone.
+const metaOnly = -2
 
 // Extra terms may take extraShare times the postings of the query's own,
 // and always extraMin. (On LoCoMo four times loses no recall and halves
@@ -345,4 +380,34 @@ func putScratch(s *scratch) {
 	if s != nil {
 		scratchPool.Put(s)
 	}
+}
+
+// coverage is the factor of a plain document's own score for the share of
+// the query's terms it matches (parts: its score by list): (m/n)^Cover. A
+// note that holds every word of the query then ranks above one that
+// matches a single word however well (a rare tag), while BM25 still
+// orders those that hold as many. Windows are left as they are: a window
+// already saturates each term over its documents.
+func (q ql) coverage(parts []float64, t *Tuning) float64 {
+	n := min(q.n, 64) // (the terms past 64 are left out of the count)
+	if t.Cover == 0 || n <= 1 {
+		return 1
+	}
+	var seen uint64
+	for i, v := range parts {
+		if c := q.cover[i]; v > 0 && c >= 0 && c < 64 {
+			seen |= 1 << c
+		}
+	}
+	m := max(bits.OnesCount64(seen), 1) // matched by expansions alone: as one term
+	return math.Pow(float64(m)/float64(n), t.Cover)
+}
+
+// sum adds vs in order.
+func sum(vs []float64) float64 {
+	s := 0.0
+	for _, v := range vs {
+		s += v
+	}
+	return s
 }
