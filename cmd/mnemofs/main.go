@@ -27,7 +27,7 @@ func main() {
 	root.PersistentFlags().StringVar(&globals.backend, "backend", "", "where the store lives: etcd://HOST:PORT[,HOST:PORT...]/PREFIX for a store shared by several hosts (env MNEMOFS_BACKEND; default: Badger in the data directory)")
 	addEtcdFlags(root)
 	root.PersistentFlags().StringVar(&globals.keyFile, "encryption-key-file", "", "file holding the encryption key (env MNEMOFS_ENCRYPTION_KEY)")
-	root.AddCommand(mountCmd(), unmountCmd(), mcpCmd(), importCmd(), exportCmd(), searchCmd(), statsCmd(), fsckCmd(), maintainCmd(), reportCmd(), policyCmd(), modelCmd())
+	root.AddCommand(mountCmd(), unmountCmd(), mcpCmd(), importCmd(), exportCmd(), searchCmd(), statsCmd(), fsckCmd(), maintainCmd(), reportCmd(), policyCmd(), modelCmd(), agentHintCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "mnemofs:", err)
 		var ue userError

@@ -33,7 +33,7 @@ func mountCmd() *cobra.Command {
 	var cfg fusefs.Config
 	var user, cacheSize, model string
 	c := &cobra.Command{
-		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] MOUNTPOINT",
+		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] [--list-generated] MOUNTPOINT",
 		Short: "mount the store at MOUNTPOINT (runs in the foreground; Ctrl-C unmounts)",
 		Args:  exactArgs(1, "MOUNTPOINT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,6 +53,7 @@ func mountCmd() *cobra.Command {
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
+	c.Flags().BoolVar(&cfg.ListGenerated, "list-generated", false, "list the generated trees (by-*, recent, history, search, context, meta) at the root and archive/trash in archive/: by default they open by name but are not listed, so that grep -r, find, du or tar of the mount meet each memory once")
 	c.Flags().BoolVar(&cfg.NoPassthrough, "no-passthrough", false, "never let the kernel read and write content files itself (FUSE passthrough, used when root on Linux >= 6.9): all data goes through mnemofs")
 	return c
 }
