@@ -52,6 +52,14 @@ type openMCPStore struct {
 // this server's user. A holder whose socket does not answer is going away:
 // it is waited for until deadline.
 func (r *mcpRoute) connect(deadline time.Time) error {
+	if backendURL() == "" {
+		// mcp makes a store as a mount does (it is the mount of agents
+		// that cannot mount), but not read-only; checked before the
+		// lock, which would make the directory.
+		if err := checkLocal(r.data, !r.ro); err != nil {
+			return err
+		}
+	}
 	for {
 		lock, h, err := control.Acquire(r.data, control.Holder{Pid: os.Getpid(), Command: "mcp"})
 		if err == nil {
@@ -121,7 +129,7 @@ func flagUser(u string) string {
 func (r *mcpRoute) open(lock *control.Lock) error {
 	eng := views.NewEngine(r.logger)
 	keepIndex(eng, r.data, r.user, r.ro)
-	kv, st, err := openStore(r.data, storeOpen{user: r.user, onChange: eng.Handle, readOnly: r.ro})
+	kv, st, err := openStore(r.data, storeOpen{user: r.user, onChange: eng.Handle, readOnly: r.ro, create: !r.ro})
 	if err != nil {
 		lock.Release()
 		return err
