@@ -240,7 +240,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if content == 0 {
 		content = -1 // off (0 would be the default)
 	}
-	kv, st, err := openStore(data, storeOpen{user: user, notify: n, onChange: eng.Handle, cacheBytes: content, readOnly: cfg.ReadOnly})
+	kv, st, err := openStore(data, storeOpen{user: user, notify: n, onChange: eng.Handle, cacheBytes: content, readOnly: cfg.ReadOnly, create: !cfg.ReadOnly})
 	if err != nil {
 		return err
 	}
@@ -266,17 +266,22 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		kv.Close()
 		return fail("cannot mount %s: %v", mnt, err)
 	}
+	waited := make(chan struct{}) // closed when the filesystem has ended
 	unmount := func() {
 		// A request waiting for the index (a search during the first
 		// build) would keep the mount busy until the build ends.
 		eng.Interrupt()
+		// (Found before: a bind mount keeps the filesystem, and
+		// Unmount waiting, after mnt goes.)
+		fm, _ := mountsOf(mnt)
+		go sayHolders(fm, waited)
 		for try := 0; ; try++ {
 			err := srv.Unmount()
 			if err == nil {
 				return
 			}
 			if try == 20 {
-				fmt.Fprintf(os.Stderr, "mnemofs: %s is busy (%v): close the files and shells using it; detaching it now\n", mnt, err)
+				fmt.Fprintf(os.Stderr, "mnemofs: %s is busy (%v); detaching it now\n", mnt, err)
 				syscall.Unmount(mnt, syscall.MNT_DETACH)
 				return
 			}
@@ -316,6 +321,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	}
 	fmt.Printf("mnemofs: mounted %s at %s%s (stop with Ctrl-C or 'mnemofs unmount %s')\n", where, mnt, as, mnt)
 	srv.Wait()
+	close(waited)
 	trim.Stop()
 	stopMaintenance()
 	stopProfile()
@@ -330,72 +336,6 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	}
 	fmt.Printf("mnemofs: unmounted %s\n", mnt)
 	return nil
-}
-
-func unmountCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "unmount MOUNTPOINT",
-		Short: "unmount a mounted store and wait for it to close",
-		Args:  exactArgs(1, "MOUNTPOINT"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return unmountPath(args[0])
-		},
-	}
-}
-
-// unmountPath asks the mount serving mnt to stop, found through the data
-// dir it names in /proc/mounts; without one it unmounts directly.
-func unmountPath(p string) error {
-	mnt, err := filepath.Abs(p)
-	if err != nil {
-		return err
-	}
-	data, ok := mountedData(mnt)
-	if !ok {
-		return fail("%s is not a mnemofs mount", mnt)
-	}
-	if h, err := control.ReadHolder(data); err == nil && h.Socket != "" && h.Mountpoint == mnt {
-		err := control.Call(data, h.Socket, control.Request{Op: "unmount"}, nil, nil)
-		if _, still := mountedData(mnt); err == nil || !still {
-			for i := 0; i < 200; i++ {
-				if _, still := mountedData(mnt); !still {
-					return awaitClose(mnt, data, h.Pid)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			return fail("%s did not unmount within 10 s: is a shell or program still using it?", mnt)
-		}
-	}
-	// The serving process is gone (killed): clear the dead mount.
-	if err := syscall.Unmount(mnt, syscall.MNT_DETACH); err != nil {
-		if out, ferr := exec.Command("fusermount3", "-uz", mnt).CombinedOutput(); ferr != nil {
-			return fail("cannot unmount %s: %v %s", mnt, err, strings.TrimSpace(string(out)))
-		}
-	}
-	return nil
-}
-
-// awaitClose waits, once mnt is unmounted, for the process pid serving it
-// to close the store: it may first finish writing the index snapshot,
-// which takes seconds at a million memories (and more on a slow disk),
-// so this waits as long as that process lives.
-func awaitClose(mnt, data string, pid int) error {
-	for i := 0; ; i++ {
-		if l, _, err := control.Acquire(data, control.Holder{Pid: os.Getpid(), Command: "unmount"}); err == nil {
-			l.Release()
-			return nil
-		}
-		if pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
-			return nil // gone: its lock went with it
-		}
-		if pid <= 0 && i == 200 {
-			return fail("%s is unmounted, but its store was not closed within 10 s", mnt)
-		}
-		if i == 40 {
-			fmt.Fprintf(os.Stderr, "mnemofs: %s is unmounted; waiting for process %d to close the store (it may be writing the index snapshot)\n", mnt, pid)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // mountedData returns the data dir (the source) of the mnemofs mount at mnt.
