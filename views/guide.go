@@ -183,7 +183,7 @@ func AgentHint(mnt string, o GuideOptions) string {
 	}
 	if !o.ReadOnly {
 		lines = append(lines,
-			"Keep what is worth remembering there as short Markdown files (facts in semantic/, what happened in episodic/, scratch in working/).",
+			"Keep what is worth remembering there as short Markdown files: at the top or in folders of your own, or in semantic/ (facts), episodic/ (what happened) and working/ (scratch for the task).",
 			"Old versions stay under "+mnt+"/history/<path>/, and rm moves a file to archive/trash/.")
 	}
 	return strings.Join(lines, "\n") + "\n"
