@@ -52,7 +52,7 @@ type openMCPStore struct {
 // this server's user. A holder whose socket does not answer is going away:
 // it is waited for until deadline.
 func (r *mcpRoute) connect(deadline time.Time) error {
-	if backendURL() == "" {
+	if backendURL() == "" && !held(r.data) {
 		// mcp makes a store as a mount does (it is the mount of agents
 		// that cannot mount), but not read-only; checked before the
 		// lock, which would make the directory.

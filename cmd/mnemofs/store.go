@@ -142,9 +142,13 @@ func run(req control.Request, p control.Progress, result any) error {
 	if err != nil {
 		return err
 	}
-	if backendURL() == "" {
+	if _, err := rawKey(); err != nil {
+		return err // a key file others may read: before anything else
+	}
+	if backendURL() == "" && !held(dir) {
 		// Before the lock, which would make the directory: a mistyped
-		// --data leaves nothing behind (storecheck.go).
+		// --data leaves nothing behind (storecheck.go). A store held by
+		// a mount or mcp answers through it.
 		if err := checkLocal(dir, req.Op == "import"); err != nil {
 			return err
 		}

@@ -14,8 +14,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/control"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -68,6 +70,17 @@ func checkShared(kv backend.KV, where, dir string, create bool) error {
 		}
 	}
 	return recordBackend(dir, where)
+}
+
+// held reports whether a process (a mount, mcp) holds the store lock of
+// dir, without making anything there.
+func held(dir string) bool {
+	f, err := os.Open(control.LockPath(dir))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB), syscall.EWOULDBLOCK)
 }
 
 // recordedBackend is the --backend recorded in dir, "" if none.

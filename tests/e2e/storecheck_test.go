@@ -117,3 +117,10 @@ func TestSharedStoreDataDirIsNotBadger(t *testing.T) {
 	r = runLocal(t, nil, "--data", local, "--backend", url, "stats")
 	oneErrorLine(t, r, local, "holds a local store")
 }
+
+// makeStore makes an empty store in data (as an operator does before
+// setting its policy: import of an empty directory).
+func makeStore(t *testing.T, data string, extra ...string) {
+	t.Helper()
+	mustRun(t, append([]string{"import", "--data", data, t.TempDir()}, extra...)...)
+}
