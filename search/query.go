@@ -3,7 +3,6 @@ package search
 import (
 	"container/heap"
 	"math"
-	"math/bits"
 	"sort"
 	"strings"
 	"sync"
@@ -71,7 +70,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 		rs = reaches(o.Neighbours, t)
 	}
 	q := x.queryLists(terms, o.Extra, t)
-	lists, idfs := q.lists, q.idfs
+	lists := q.lists
 	acc := getScratch(x.ndocs(), len(lists))
 	defer putScratch(acc)
 	// Windows first, in full (window.go): the short members of sequences.
@@ -80,7 +79,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	windows := rs != nil && x.nwin > 0
 	bonus := 0.0
 	if windows {
-		bonus = x.scoreWindows(acc, lists, idfs, rs, t, avg)
+		bonus = x.scoreWindows(acc, lists, q.idfs, rs, t, avg)
 	}
 	keep := map[uint64]bool{}
 	x.scorePlain(acc, q, o, keep, t, avg, bonus, windows)
@@ -104,16 +103,6 @@ func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ql {
 		}
 	}
 	return x.queryTerms(terms, extra)
-}
-
-// ql is a query's posting lists and their IDFs (times their weights);
-// cover[i] is the query term that list i matches (its place among the
-// query's distinct terms found, which number n), -1 for an expansion.
-type ql struct {
-	lists []*postings
-	idfs  []float64
-	cover []int
-	n     int
 }
 
 // queryTerms returns the posting lists of the distinct query terms found
@@ -188,9 +177,6 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ql {
 	}
 	return q
 }
-
-// metaOnly marks a query term found in the metadata field alone.
-const metaOnly = -2
 
 // Extra terms may take extraShare times the postings of the query's own,
 // and always extraMin. (On LoCoMo four times loses no recall and halves
@@ -380,34 +366,4 @@ func putScratch(s *scratch) {
 	if s != nil {
 		scratchPool.Put(s)
 	}
-}
-
-// coverage is the factor of a plain document's own score for the share of
-// the query's terms it matches (parts: its score by list): (m/n)^Cover. A
-// note that holds every word of the query then ranks above one that
-// matches a single word however well (a rare tag), while BM25 still
-// orders those that hold as many. Windows are left as they are: a window
-// already saturates each term over its documents.
-func (q ql) coverage(parts []float64, t *Tuning) float64 {
-	n := min(q.n, 64) // (the terms past 64 are left out of the count)
-	if t.Cover == 0 || n <= 1 {
-		return 1
-	}
-	var seen uint64
-	for i, v := range parts {
-		if c := q.cover[i]; v > 0 && c >= 0 && c < 64 {
-			seen |= 1 << c
-		}
-	}
-	m := max(bits.OnesCount64(seen), 1) // matched by expansions alone: as one term
-	return math.Pow(float64(m)/float64(n), t.Cover)
-}
-
-// sum adds vs in order.
-func sum(vs []float64) float64 {
-	s := 0.0
-	for _, v := range vs {
-		s += v
-	}
-	return s
 }
