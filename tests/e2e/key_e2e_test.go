@@ -152,6 +152,7 @@ func TestPassphraseKey(t *testing.T) {
 // TestRawAndHexKeys: 32 raw bytes, or the 64 hex characters spelling them,
 // are the AES key itself.
 func TestRawAndHexKeys(t *testing.T) {
+	needLocalStore(t) // opensWith: DATA/db (on etcd a data dir holds no store)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	k := randomKey(t)
@@ -178,6 +179,7 @@ func TestRawAndHexKeys(t *testing.T) {
 // stays so.
 func TestLegacyEncryptedStore(t *testing.T) {
 	t.Parallel()
+	needLocalStore(t) // a local store of before (a data dir holding one is no etcd host's)
 	dir := t.TempDir()
 	for name, k := range map[string][]byte{
 		"raw":        randomKey(t),
