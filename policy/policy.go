@@ -62,7 +62,7 @@ type Tree struct {
 	Update Mode `yaml:"update"`
 }
 
-// Lifecycle holds the conditions of the lifecycle table (SPEC §6).
+// Lifecycle holds the conditions of the lifecycle (archive, mark, purge).
 type Lifecycle struct {
 	// WorkingIdle: a working/ memory untouched this long is archived.
 	WorkingIdle Duration `yaml:"working_idle"`
@@ -94,7 +94,7 @@ type Health struct {
 	FilesPerDir       int   `yaml:"files_per_dir"`
 }
 
-// Default is the policy of a store that has none (SPEC §5, §6).
+// Default is the policy of a store that has none.
 func Default() Policy {
 	return Policy{
 		Trees: map[string]Tree{
@@ -256,7 +256,7 @@ func (p Policy) UpdateMode(path string) Mode {
 // Marshal writes p as YAML, with a comment on how to change it.
 func Marshal(p Policy) []byte {
 	b, _ := yaml.Marshal(p)
-	return append([]byte("# mnemofs policy (SPEC §5, §6). Edit and save: an invalid file is refused\n"+
+	return append([]byte("# mnemofs policy (meta/schema.json lists the keys). Edit and save: an invalid file is refused\n"+
 		"# with EINVAL and the old one kept. Durations: 90s, 45m, 1h, 30d.\n"), b...)
 }
 
