@@ -35,11 +35,11 @@ var Filters = []struct{ Key, Example, Doc string }{
 	{"user", "user:alice", "memories of that user (user, users, or entities user:NAME)"},
 	{"type", "type:semantic", "memories of that type (its type key, else its top directory)"},
 	{"tag", "tag:food", "memories with that tag"},
-	{"path", "path:semantic/projects", "memories at or below that path"},
+	{"path", "path:semantic%2Fprojects", "memories at or below that path (%2F for /)"},
 	{"after", "after:2026-01-01", "created on or after that date"},
 	{"before", "before:2026-02-01", "created before that date"},
 	{"k", "k:20", "how many results (default 10)"},
-	{"archived", "archived:true", "also search archive/ (left out otherwise)"},
+	{"archived", "archived:true", "also search archive/ (left out otherwise), but for the trash, which only a path: within it searches"},
 	{"budget", "budget:500", "context/ only: the size of the text in tokens (default 2000)"},
 }
 
@@ -115,8 +115,9 @@ var searchHelp = func() string {
 		}
 		fmt.Fprintf(&b, " `%s`", f.Example)
 	}
-	b.WriteString(".\n  `k:` sets how many results (10), `archived:true` adds `archive/`, `budget:` is\n")
-	b.WriteString("  context/'s size in tokens (2000). `%2F` in a name is `/`.\n")
+	b.WriteString(".\n  `k:` sets how many results (10), `archived:true` adds `archive/` (the trash only\n")
+	b.WriteString("  with `path:archive%2Ftrash`), `budget:` is context/'s size in tokens (2000).\n")
+	b.WriteString("  `%2F` in a name is `/`.\n")
 	return b.String()
 }()
 

@@ -203,8 +203,13 @@ func TestClaudeCodeMemoryFolder(t *testing.T) {
 	if b, err := os.ReadFile(p("archive/trash/deploys.md")); err != nil || !strings.Contains(string(b), "Thursdays") {
 		t.Errorf("archive/trash/deploys.md: %v", err)
 	}
-	if ents, _ := os.ReadDir(p("search/thursdays staging")); len(ents) != 1 { // .results alone
-		t.Errorf("search finds a forgotten memory: %v", ents)
+	for _, q := range []string{"thursdays staging", "thursdays staging archived:true"} {
+		if ents, _ := os.ReadDir(p("search/" + q)); len(ents) != 1 { // .results alone
+			t.Errorf("search/%s finds a forgotten memory: %v", q, ents)
+		}
+	}
+	if ents, _ := os.ReadDir(p("search/thursdays staging archived:true path:archive%2Ftrash")); len(ents) != 2 {
+		t.Errorf("a search within the trash: %v", ents)
 	}
 }
 
