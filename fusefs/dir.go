@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"errors"
+	"path"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -62,9 +63,26 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	}
 	list := d.dots(len(ents))
 	for _, e := range ents {
+		if e.Name == trashName && d.fsys.hidesTrash(d.ino) {
+			continue
+		}
 		list = append(list, fuse.DirEntry{Name: e.Name, Ino: e.Ino, Mode: e.Mode})
 	}
 	return rewindable(fs.NewListDirStream(list), d.Readdir), 0
+}
+
+// trashName is the trash's name in its directory (archive/).
+var trashName = path.Base(store.TrashDir)
+
+// hidesTrash reports whether the listing of directory dir leaves out the
+// trash: it holds what was forgotten, which a walk (grep -r) must not take
+// for memories, yet stays reachable by name (root.go says why).
+func (f *FS) hidesTrash(dir uint64) bool {
+	if f.listGenerated {
+		return false
+	}
+	ino, err := f.st.Resolve(path.Dir(store.TrashDir))
+	return err == nil && ino == dir
 }
 
 // dots starts a listing of d with "." and "..", as ext4's starts (go-fuse

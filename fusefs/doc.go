@@ -16,7 +16,14 @@
 //	search/<q>/, context/          *queryDir …   0 / 0          -
 //	generated file (meta/*,        *genFile      0 / 0          FOPEN_DIRECT_IO,
 //	  .results, context/<q>, a log                              snapshot at open
-//	  line's result <n>-<log>#L<l>)
+//	  line's result <n>-<log>#L<l>,
+//	  the guide, README.md)
+//
+// The root lists the real trees and the guide (views.GuideName); the
+// generated trees, search/ in a view and archive/trash open by name but
+// are not listed (root.go), unless Config.ListGenerated: a walk of the
+// mount meets each memory once and nothing from the trash. search/ and
+// context/ list their help file; mkdir of a query makes it (mkdir.go).
 //
 // FUSE passthrough: as root on Linux >= 6.9 (checked at mount by
 // registering a backing file; --no-passthrough turns it off), the open of a

@@ -22,7 +22,9 @@ type FS struct {
 	st       *store.Store
 	dataDir  string
 	readOnly bool
-	eng      *views.Engine
+	// listGenerated: the generated trees are listed (Config.ListGenerated).
+	listGenerated bool
+	eng           *views.Engine
 	// allowOther: other local users reach the mount; ownerUid is the
 	// mount's owner (reader.go).
 	allowOther bool

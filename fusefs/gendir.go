@@ -115,9 +115,15 @@ func (g *genDir) genFileChild(ctx context.Context, key string, gen func(context.
 // genFileAttrChild is genFileChild for a file whose owner, mode and times
 // attr sets.
 func (g *genDir) genFileAttrChild(ctx context.Context, key string, gen func(context.Context, views.May) ([]byte, error), attr func(*fuse.Attr), out *fuse.EntryOut) *fs.Inode {
+	return g.fsys.genFileNode(ctx, g.EmbeddedInode(), key, gen, attr, out)
+}
+
+// genFileNode returns a generated file below parent (a generated
+// directory, or the root for the guide).
+func (f *FS) genFileNode(ctx context.Context, parent *fs.Inode, key string, gen func(context.Context, views.May) ([]byte, error), attr func(*fuse.Attr), out *fuse.EntryOut) *fs.Inode {
 	ino := synthIno(key)
-	ch := g.NewInode(ctx, &genFile{fsys: g.fsys, gen: gen, attr: attr}, fs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
-	g.fsys.prune.add(ch)
+	ch := parent.NewInode(ctx, &genFile{fsys: f, gen: gen, attr: attr}, fs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+	f.prune.add(ch)
 	// The live node (go-fuse keeps the one the kernel knows) fills the
 	// reply: its content snapshot then answers the open that follows.
 	ch.Operations().(*genFile).fill(ctx, ino, &out.Attr)

@@ -89,7 +89,7 @@ func (g *genFile) fill(ctx context.Context, ino uint64, out *fuse.Attr) syscall.
 	if err != nil {
 		return errno(err)
 	}
-	out.Size, out.Blocks = uint64(len(s.data)), (uint64(len(s.data))+511)/512
+	out.Size, out.Blocks, out.Blksize = uint64(len(s.data)), (uint64(len(s.data))+511)/512, 4096 // (go-fuse rounds Blocks up to pages without Blksize)
 	t := uint64(s.changed.Unix())
 	out.Mtime, out.Mtimensec = t, uint32(s.changed.Nanosecond())
 	out.Ctime, out.Ctimensec = out.Mtime, out.Mtimensec

@@ -26,6 +26,11 @@ type Config struct {
 	// NoPassthrough keeps all file data going through the daemon even
 	// where the kernel could read and write content files itself.
 	NoPassthrough bool
+	// ListGenerated lists the generated trees at the root, search/ in
+	// the views and archive/trash in archive/. By default they are
+	// reached by name only (root.go), so that a walk of the mount meets
+	// each memory once and nothing from the trash.
+	ListGenerated bool
 	// MaxNodes bounds the nodes the kernel keeps looked up; past it the
 	// oldest are dropped (prune.go). 0: DefaultMaxNodes.
 	MaxNodes int
@@ -60,7 +65,7 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 		n = NewNotifier()
 	}
 	f := &FS{st: st, dataDir: cfg.DataDir, readOnly: cfg.ReadOnly, notify: n, eng: cfg.Views, log: cfg.Logger,
-		allowOther: cfg.AllowOther, ownerUid: uint32(os.Getuid()), prune: newPruner(cfg.MaxNodes)}
+		allowOther: cfg.AllowOther, ownerUid: uint32(os.Getuid()), prune: newPruner(cfg.MaxNodes), listGenerated: cfg.ListGenerated}
 	root := &rootNode{dirNode{node: node{fsys: f, ino: store.RootIno}}}
 	// Timeouts are set per reply (see ttl in fs.go): real nodes are
 	// cached, generated ones are not. Missing names are not cached

@@ -12,7 +12,16 @@ import (
 	"github.com/mnemofs/mnemofs/views"
 )
 
-// rootNode is the root directory: the real root plus the generated trees.
+// rootNode is the root directory: the real root, the guide
+// (views.GuideName) and the generated trees.
+//
+// The generated trees are reached by name but not listed (unless
+// Config.ListGenerated), as ZFS's .zfs with snapdir=hidden and NetApp's
+// .snapshot are: each shows memories again (by-*/, recent/, search/) or
+// files that are no memories (history/, meta/), so a walk of the root
+// (grep -r, find, du, tar, rsync, an editor's project search) would meet
+// every memory once per view. The guide is listed: an agent's first ls
+// finds it, and it names the trees.
 type rootNode struct {
 	dirNode
 }
@@ -51,14 +60,24 @@ var generated = map[string]func(f *FS) fs.InodeEmbedder{
 
 // ReservedNames are the root names the store must refuse to create.
 func ReservedNames() map[string]bool {
-	m := map[string]bool{}
+	m := map[string]bool{views.GuideName: true}
 	for k := range generated {
 		m[k] = true
 	}
 	return m
 }
 
+// guideOptions is what the guide says about this mount.
+func (f *FS) guideOptions() views.GuideOptions {
+	return views.GuideOptions{User: f.st.User(), ReadOnly: f.readOnly, Listed: f.listGenerated}
+}
+
 func (r *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name == views.GuideName {
+		return r.fsys.genFileNode(ctx, r.EmbeddedInode(), "/"+name, func(context.Context, views.May) ([]byte, error) {
+			return r.fsys.eng.Guide(r.fsys.guideOptions()), nil
+		}, nil, out), 0
+	}
 	if mk, ok := generated[name]; ok {
 		ch := r.NewInode(ctx, mk(r.fsys), fs.StableAttr{Mode: syscall.S_IFDIR, Ino: synthIno("/" + name)})
 		genDirAttr(ch.StableAttr().Ino, &out.Attr)
@@ -74,12 +93,18 @@ func (r *rootNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if err != nil {
 		return nil, errno(err)
 	}
-	list := r.dots(len(ents) + len(generated))
+	list := r.dots(len(ents) + len(generated) + 1)
 	for _, e := range ents {
+		if _, shadowed := generated[e.Name]; shadowed || e.Name == views.GuideName {
+			continue // (made before the name was reserved: a lookup finds the generated one)
+		}
 		list = append(list, fuse.DirEntry{Name: e.Name, Ino: e.Ino, Mode: e.Mode})
 	}
-	for name := range generated {
-		list = append(list, fuse.DirEntry{Name: name, Ino: synthIno("/" + name), Mode: syscall.S_IFDIR})
+	list = append(list, fuse.DirEntry{Name: views.GuideName, Ino: synthIno("/" + views.GuideName), Mode: syscall.S_IFREG})
+	if r.fsys.listGenerated {
+		for name := range generated {
+			list = append(list, fuse.DirEntry{Name: name, Ino: synthIno("/" + name), Mode: syscall.S_IFDIR})
+		}
 	}
 	sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
 	return rewindable(fs.NewListDirStream(list), r.Readdir), 0
@@ -88,6 +113,9 @@ func (r *rootNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 func (r *rootNode) Unlink(ctx context.Context, name string) syscall.Errno {
 	if _, ok := generated[name]; ok {
 		return syscall.EISDIR
+	}
+	if name == views.GuideName {
+		return syscall.EROFS
 	}
 	return r.dirNode.Unlink(ctx, name)
 }
@@ -100,7 +128,7 @@ func (r *rootNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 }
 
 func (r *rootNode) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if _, ok := generated[name]; ok {
+	if _, ok := generated[name]; ok || name == views.GuideName {
 		return syscall.EROFS
 	}
 	return r.dirNode.Rename(ctx, name, newParent, newName, flags)

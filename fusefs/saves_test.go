@@ -248,3 +248,87 @@ func TestHistoryFollowsTheName(t *testing.T) {
 		t.Fatalf("history after the save: %v", ents)
 	}
 }
+
+// TestSaveWithoutChangeKeepsNoVersion: a save that writes back the same
+// bytes (vim's :wq without an edit, by rename or in place; sed -i that
+// matches nothing; an SDK's atomic replace with the same text) adds no
+// version and leaves the version number as it was, while the file's
+// times move as on a disk (the save wrote it). The memory at the root
+// (MEMORY.md, versioned by the policy's other:) is saved the same way.
+func TestSaveWithoutChangeKeepsNoVersion(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"vim", "tmux", "python3", "sed"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed for this test (apt-get install vim tmux)", tool)
+		}
+	}
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	tf := mountAt(t, t.TempDir(), store.Options{Now: func() time.Time { return time.Unix(0, now.Add(int64(time.Millisecond))) }, ScratchAge: -1})
+	cases := []saveCase{
+		{"vim by rename", func(t *testing.T, tf *testFS, p, _ string) {
+			tmux(t, "vim -u NONE -N -i NONE -n -c 'set backupcopy=no writebackup nobackup backupskip=' "+p, ":wq", "Enter")
+		}},
+		{"vim in place", func(t *testing.T, tf *testFS, p, _ string) {
+			tmux(t, "vim -u NONE -N -i NONE -n -c 'set backupcopy=yes writebackup nobackup backupskip=' "+p, ":wq", "Enter")
+		}},
+		{"vim defaults", func(t *testing.T, tf *testFS, p, _ string) {
+			tmux(t, "vim -u NONE -N -i NONE -n "+p, ":w!", "Enter", ":q", "Enter")
+		}},
+		saveCases[0], // sed -i 's/version two/.../': matches nothing here
+		{"python os.replace", func(t *testing.T, tf *testFS, p, _ string) {
+			py := `import os, sys, tempfile
+p = sys.argv[1]
+fd, tmp = tempfile.mkstemp(dir=os.path.dirname(p))
+with os.fdopen(fd, "w") as f:
+    f.write(open(p).read())
+os.replace(tmp, p)`
+			run(t, filepath.Dir(p), "python3", "-c", py, p)
+		}},
+	}
+	for k, c := range cases {
+		for _, rel := range []string{fmt.Sprintf("semantic/same/n%d.md", k), fmt.Sprintf("ROOT%d.md", k)} {
+			t.Run(c.name+" "+rel, func(t *testing.T) {
+				p := tf.path(rel)
+				must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				must(t, os.WriteFile(p, []byte("one\n"), 0o644))
+				must(t, unix.Setxattr(p, "user.color", []byte("blue"), 0))
+				must(t, os.WriteFile(p, []byte("two\n"), 0o644))
+				before := stateOf(t, tf, rel)
+				version := xattr(t, p, "user.mnemofs.version")
+				var st0 unix.Stat_t
+				must(t, unix.Stat(p, &st0))
+				if before.versions != 1 {
+					t.Fatalf("%d versions before the save, want 1", before.versions)
+				}
+				now.Add(int64(5 * time.Minute)) // the memory is old; a temp made now is fresh
+				time.Sleep(10 * time.Millisecond)
+				c.save(t, tf, p, "")
+				if b := read(t, p); b != "two\n" {
+					t.Fatalf("the file changed: %q", b)
+				}
+				got := stateOf(t, tf, rel)
+				if got.versions != before.versions || got.previous != "one\n" {
+					t.Errorf("history: %d versions (last %q), want %d (last \"one\\n\")", got.versions, got.previous, before.versions)
+				}
+				if v := xattr(t, p, "user.mnemofs.version"); v != version {
+					t.Errorf("version %s → %s after a save that changed nothing", version, v)
+				}
+				if got.lineage != before.lineage || got.created != before.created || got.treeNames != before.treeNames || got.trash != before.trash {
+					t.Errorf("lineage %s→%s, created %s→%s, tree %q→%q, trash %q→%q", before.lineage, got.lineage, before.created, got.created,
+						before.treeNames, got.treeNames, before.trash, got.trash)
+				}
+				var st1 unix.Stat_t
+				must(t, unix.Stat(p, &st1))
+				if c.name != "sed -i" && st1.Mtim == st0.Mtim {
+					t.Errorf("mtime unchanged by a save that wrote the file (a disk's moves)")
+				}
+				// The next real edit is a version again.
+				must(t, os.WriteFile(p, []byte("three\n"), 0o644))
+				if got := stateOf(t, tf, rel); got.versions != before.versions+1 || got.previous != "two\n" {
+					t.Errorf("after an edit: %d versions (last %q), want %d (last \"two\\n\")", got.versions, got.previous, before.versions+1)
+				}
+			})
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 )
 
 // searchDir is search/: every name looked up in it is a query. Nothing is
-// stored; the listing is empty.
+// stored; the listing shows only the help file (views.HelpName).
 type searchDir struct {
 	genDir
 	scope scopeFn
@@ -22,18 +22,52 @@ type searchDir struct {
 }
 
 func (s *searchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name == views.HelpName {
+		return s.helpChild(ctx, s.key, "search", out), 0
+	}
 	q, err := views.ParseQuery(name)
 	if err != nil {
 		return nil, syscall.EINVAL
 	}
+	if inMkdir(ctx) {
+		// mkdir "search/new query": the kernel makes a name it finds
+		// with EEXIST, so the query is made by Mkdir instead.
+		return nil, syscall.ENOENT
+	}
+	return s.query(ctx, name, q, out), 0
+}
+
+// query returns the directory of the query q, named name.
+func (s *searchDir) query(ctx context.Context, name string, q views.Query, out *fuse.EntryOut) *fs.Inode {
 	key := s.key + "/" + name
 	ch := s.child(ctx, key, &queryDir{genDir: genDir{fsys: s.fsys}, scope: s.scope, q: q, key: key}, out)
 	out.SetEntryTimeout(uncached)
-	return ch, 0
+	return ch
+}
+
+// Mkdir of a query is the query: nothing is made, and it is there.
+func (s *searchDir) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	q, err := views.ParseQuery(name)
+	if err != nil || name == views.HelpName {
+		return nil, syscall.EINVAL
+	}
+	return s.query(ctx, name, q, out), 0
 }
 
 func (s *searchDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	return fs.NewListDirStream(nil), 0
+	return helpListing(s.key), 0
+}
+
+// helpListing is the listing of search/ and context/: the help file.
+func helpListing(key string) fs.DirStream {
+	return fs.NewListDirStream([]fuse.DirEntry{{Name: views.HelpName, Mode: syscall.S_IFREG, Ino: synthIno(key + "/" + views.HelpName)}})
+}
+
+// helpChild is the help file of search/ or context/ (dir) at key.
+func (g *genDir) helpChild(ctx context.Context, key, dir string, out *fuse.EntryOut) *fs.Inode {
+	return g.genFileChild(ctx, key+"/"+views.HelpName, func(context.Context, views.May) ([]byte, error) {
+		return views.SearchHelp(dir), nil
+	}, out)
 }
 
 // queryDir is search/<query>/: the ranked results as entries 01-<name>, …
@@ -243,6 +277,9 @@ type contextDir struct {
 }
 
 func (c *contextDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name == views.HelpName {
+		return c.helpChild(ctx, c.key, "context", out), 0
+	}
 	q, err := views.ParseQuery(name)
 	if err != nil {
 		return nil, syscall.EINVAL
@@ -253,5 +290,5 @@ func (c *contextDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 }
 
 func (c *contextDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	return fs.NewListDirStream(nil), 0
+	return helpListing(c.key), 0
 }

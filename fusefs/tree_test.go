@@ -54,8 +54,14 @@ func TestFreshTree(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, " "); got != "archive by-date by-tag by-type by-user context episodic history meta recent search semantic working" {
+	// The guide and the real trees; the generated ones open by name.
+	if got := strings.Join(names, " "); got != "MNEMOFS.md archive episodic semantic working" {
 		t.Fatalf("root lists %q", got)
+	}
+	for _, g := range []string{"by-date", "by-tag", "by-type", "by-user", "context", "history", "meta", "recent", "search"} {
+		if fi, err := os.Stat(tf.path(g)); err != nil || !fi.IsDir() {
+			t.Fatalf("%s by name: %v", g, err)
+		}
 	}
 	if ino(t, tf.dir) != store.RootIno {
 		t.Fatalf("root inode %d", ino(t, tf.dir))

@@ -86,7 +86,7 @@ func (d *dateDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	for _, n := range names {
 		list = append(list, dirEntry(n, "/by-date/"+strings.TrimPrefix(d.prefix+"/"+n, "/")))
 	}
-	if d.prefix != "" && len(names) > 0 {
+	if d.prefix != "" && len(names) > 0 && d.fsys.listGenerated {
 		list = append(list, dirEntry("search", "/by-date/"+d.prefix+"/search"))
 	}
 	return rewindable(fs.NewListDirStream(list), d.Readdir), 0
@@ -168,7 +168,9 @@ func (v *viewDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 			}
 		}
 	}
-	if v.root {
+	if v.root && v.fsys.listGenerated {
+		// (Else reached by name only, as at the root: a walk of a view
+		// meets each of its memories once.)
 		list = append(list, dirEntry("search", v.key+"/search"))
 		sort.Slice(list, func(a, b int) bool { return list[a].Name < list[b].Name })
 	}

@@ -48,8 +48,11 @@ func TestViewsMirrorTheTree(t *testing.T) {
 	if got := strings.Join(lsNames(t, tf.path("by-user")), " "); got != "alice bob carol dave" {
 		t.Fatalf("by-user lists %q", got)
 	}
-	if got := strings.Join(lsNames(t, tf.path("by-user/alice")), " "); got != "episodic search semantic working" {
+	if got := strings.Join(lsNames(t, tf.path("by-user/alice")), " "); got != "episodic semantic working" {
 		t.Fatalf("by-user/alice lists %q", got)
+	}
+	if fi, err := os.Stat(tf.path("by-user/alice/search")); err != nil || !fi.IsDir() {
+		t.Fatalf("by-user/alice/search by name: %v", err)
 	}
 	// find over a view sees exactly alice's memories, at their real paths.
 	out, err := exec.Command("find", tf.path("by-user/alice"), "-path", "*/search", "-prune", "-o", "-type", "f", "-print").Output()
@@ -287,8 +290,8 @@ func TestByDateLogDays(t *testing.T) {
 			t.Errorf("%s lists %q, want %q", dir, got, want)
 		}
 	}
-	if names := lsNames(t, tf.path("by-date/2021")); !slices.Contains(names, "search") {
-		t.Errorf("by-date/2021 lists %q, without search", names)
+	if names := lsNames(t, tf.path("by-date/2021")); slices.Contains(names, "search") {
+		t.Errorf("by-date/2021 lists %q: search/ opens by name, unlisted", names)
 	}
 }
 

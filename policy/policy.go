@@ -27,12 +27,15 @@ const (
 
 // Policy is the whole of meta/policy.yaml.
 type Policy struct {
-	// Trees maps a top-level directory to its update mode; a tree not
-	// listed is in place.
-	Trees       map[string]Tree `yaml:"trees"`
-	Lifecycle   Lifecycle       `yaml:"lifecycle"`
-	Maintenance Maintenance     `yaml:"maintenance"`
-	Health      Health          `yaml:"health"`
+	// Trees maps a top-level directory to its update mode.
+	Trees map[string]Tree `yaml:"trees"`
+	// Other is the update mode of every file not in a listed tree: the
+	// files at the root (an agent's MEMORY.md) and the directories an
+	// agent makes beside the four trees.
+	Other       Tree        `yaml:"other"`
+	Lifecycle   Lifecycle   `yaml:"lifecycle"`
+	Maintenance Maintenance `yaml:"maintenance"`
+	Health      Health      `yaml:"health"`
 	// Ignore holds gitignore patterns of paths that are not memories
 	// (ignore.go); DefaultIgnore always applies first.
 	Ignore []string `yaml:"ignore,omitempty"`
@@ -98,7 +101,9 @@ func Default() Policy {
 			"semantic": {Update: Versioned},
 			"episodic": {Update: Append},
 			"working":  {Update: InPlace},
+			"archive":  {Update: InPlace},
 		},
+		Other: Tree{Update: Versioned},
 		Lifecycle: Lifecycle{
 			WorkingIdle:        Duration(time.Hour),
 			SessionsCold:       Duration(30 * 24 * time.Hour),
@@ -167,11 +172,12 @@ func (p Policy) Validate() error {
 		if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
 			return fmt.Errorf("policy: trees: %q is not a top-level directory name", name)
 		}
-		switch t.Update {
-		case Versioned, Append, InPlace:
-		default:
-			return fmt.Errorf("policy: trees.%s.update: %q is not one of versioned, append, in-place", name, t.Update)
+		if err := t.Update.check("trees." + name + ".update"); err != nil {
+			return err
 		}
+	}
+	if err := p.Other.Update.check("other.update"); err != nil {
+		return err
 	}
 	l := p.Lifecycle
 	for _, d := range []struct {
@@ -225,19 +231,32 @@ func (p Policy) Redactor() *redact.Redactor {
 	return r
 }
 
-// UpdateMode is the mode of the tree a store path ("/semantic/a.md") is in.
+// check reports a mode that is none of the three, named by key.
+func (m Mode) check(key string) error {
+	switch m {
+	case Versioned, Append, InPlace:
+		return nil
+	}
+	return fmt.Errorf("policy: %s: %q is not one of versioned, append, in-place", key, m)
+}
+
+// UpdateMode is the mode of the tree a store path ("/semantic/a.md") is
+// in; a file at the root ("/MEMORY.md") or in a tree not listed is Other's.
 func (p Policy) UpdateMode(path string) Mode {
-	top, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
-	if t, ok := p.Trees[top]; ok {
+	top, _, nested := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if t, ok := p.Trees[top]; ok && nested {
 		return t.Update
 	}
-	return InPlace
+	if p.Other.Update == "" {
+		return InPlace // a Policy made by hand, not parsed
+	}
+	return p.Other.Update
 }
 
 // Marshal writes p as YAML, with a comment on how to change it.
 func Marshal(p Policy) []byte {
 	b, _ := yaml.Marshal(p)
-	return append([]byte("# mnemofs policy (docs/policy.md). Edit and save: an invalid file is refused\n"+
+	return append([]byte("# mnemofs policy (docs/policy.md; meta/schema.json lists the keys). Edit and save: an invalid file is refused\n"+
 		"# with EINVAL and the old one kept. Durations: 90s, 45m, 1h, 30d.\n"), b...)
 }
 
@@ -296,8 +315,10 @@ func Schema() []map[string]string {
 	}
 	d := Default()
 	return []map[string]string{
-		k("trees.<name>.update", "versioned | append | in-place", "semantic: versioned, episodic: append, working: in-place",
+		k("trees.<name>.update", "versioned | append | in-place", "semantic: versioned, episodic: append, working: in-place, archive: in-place",
 			"how a top-level tree takes changes: versioned keeps every old version in history/; append does not version appends; in-place keeps none"),
+		k("other.update", "versioned | append | in-place", string(d.Other.Update),
+			"how every other file takes changes: the files at the root (such as an agent's MEMORY.md) and those in directories not listed under trees"),
 		k("lifecycle.working_idle", "duration", d.Lifecycle.WorkingIdle.String(), "working/ memories untouched this long move to archive/scratchpads/<date>/"),
 		k("lifecycle.sessions_cold", "duration", d.Lifecycle.SessionsCold.String(), "sessions not accessed this long (and below sessions_importance) are compressed into archive/sessions/<YYYY-MM>/"),
 		k("lifecycle.sessions_importance", "number in [0, 1]", "0.3", "importance under which a cold session is archived"),

@@ -12,14 +12,33 @@ func TestDefaultsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.UpdateMode("/semantic/a.md") != Versioned || p.UpdateMode("/episodic/s/1.md") != Append ||
-		p.UpdateMode("/working/x") != InPlace || p.UpdateMode("/custom/x") != InPlace {
-		t.Fatalf("modes: %+v", p.Trees)
+		p.UpdateMode("/working/x") != InPlace || p.UpdateMode("/archive/trash/x") != InPlace ||
+		p.UpdateMode("/custom/x") != Versioned || p.UpdateMode("/MEMORY.md") != Versioned {
+		t.Fatalf("modes: %+v, other %+v", p.Trees, p.Other)
 	}
 	if time.Duration(p.Lifecycle.SessionsCold) != 30*24*time.Hour || p.Lifecycle.SessionsImportance != 0.3 {
 		t.Fatalf("lifecycle: %+v", p.Lifecycle)
 	}
 	if !strings.Contains(string(Marshal(Default())), "sessions_cold: 30d") {
 		t.Fatalf("durations are not written in days:\n%s", Marshal(Default()))
+	}
+}
+
+// The files at the root and in directories the policy does not list take
+// changes as other says: versioned by default, as the operator sets it.
+func TestOtherFiles(t *testing.T) {
+	p, err := Parse([]byte("other: {update: in-place}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UpdateMode("/MEMORY.md") != InPlace || p.UpdateMode("/notes/a.md") != InPlace || p.UpdateMode("/semantic/a.md") != Versioned {
+		t.Fatalf("other: in-place: root %s, notes %s, semantic %s", p.UpdateMode("/MEMORY.md"), p.UpdateMode("/notes/a.md"), p.UpdateMode("/semantic/a.md"))
+	}
+	if p, err := Parse([]byte("trees:\n  semantic: {update: versioned}\n")); err != nil || p.UpdateMode("/MEMORY.md") != Versioned {
+		t.Fatalf("a policy that leaves other out: %v, %v", err, p.Other)
+	}
+	if _, err := Parse([]byte("other: {update: sometimes}\n")); err == nil || !strings.Contains(err.Error(), "other.update") {
+		t.Fatalf("a bad other.update: %v", err)
 	}
 }
 

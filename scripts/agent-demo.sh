@@ -242,7 +242,7 @@ grep -q '^mnemofs: mounted' "$SCRATCH/mount.log" || die "mount not ready: $(cat 
 holds "mount printed its ready line and $MNT is in /proc/mounts" grep -qF " $MNT fuse" /proc/mounts
 OUTSIDE=$(outside)
 cd "$MNT" || die "cannot cd to $MNT"
-expect "a fresh store: ls" "$(ls | words)" "archive by-date by-tag by-type by-user context episodic history meta recent search semantic working"
+expect "a fresh store: ls (the guide; the generated trees open by name)" "$(ls | words)" "MNEMOFS.md archive episodic semantic working"
 
 # --- the agent writes memories ----------------------------------------------
 
@@ -336,6 +336,8 @@ for f in $ALL; do cmp -s "$SRC/$f" "$f" || bad+=" $f"; done
 if [ -z "$bad" ]; then ok "wrote $(echo "$ALL" | wc -w) memories (cat >, echo >>); cat gives back the bytes written"; else fail "cat differs from what was written:$bad"; fi
 expect "find episodic semantic working -type f" "$(find episodic semantic working -type f | words)" "$ALL"
 expect "grep -rl ramen episodic semantic working" "$(grep -rl ramen episodic semantic working | words)" "semantic/alice/food.md semantic/bob/food.md"
+expect "grep -rl ramen . (each memory once)" "$(grep -rl ramen . | sed 's|^\./||' | words)" "semantic/alice/food.md semantic/bob/food.md"
+expect "find . -type f (each memory once, and the guide)" "$(find . -type f | sed 's|^\./||' | words)" "$(printf '%s\n' $ALL MNEMOFS.md | words)"
 index=$(cat meta/index.json)
 contains "meta/index.json lists every memory" "$index" $ALL
 
@@ -368,8 +370,8 @@ for t in diet food sport travel; do mirrors "by-tag/$t"; done
 expect "grep -rl Zermatt by-tag/travel" "$(grep -rl Zermatt by-tag/travel | words)" "by-tag/travel/episodic/s1/turn2.md by-tag/travel/working/plan.md"
 
 expect "ls by-date" "$(ls by-date | words)" "$(printf '2024\n%s\n' "${TODAY%%/*}" | sort -u | words)"
-expect "ls by-date/2024" "$(ls by-date/2024 | words)" "04 05 06 07 search"
-expect "ls by-date/2024/05" "$(ls by-date/2024/05 | words)" "01 03 20 search"
+expect "ls by-date/2024" "$(ls by-date/2024 | words)" "04 05 06 07"
+expect "ls by-date/2024/05" "$(ls by-date/2024/05 | words)" "01 03 20"
 expect "find by-date/2024/06/10 -type f" "$(files by-date/2024/06/10)" "episodic/s1/turn1.md episodic/s1/turn2.md"
 expect "find by-date/2024/05/03 -type f" "$(files by-date/2024/05/03)" "semantic/zh/note.md"
 expect "find by-date/$TODAY -type f (no created key: today, UTC)" "$(files "by-date/$TODAY")" "episodic/log/events.jsonl working/bob-todo.md working/plan.md"

@@ -22,6 +22,11 @@
 //     itself.
 //   - A document's metadata words (Part.Meta: a speaker, users, tags) are
 //     a field of their own, matched again by the query's terms.
+//   - Coverage: a document scored on its own (not a window) has its score
+//     multiplied by (m/n)^Tuning.Cover for m of the query's n terms it
+//     matches (in its text or its metadata), so a note holding every word
+//     of the query outranks one that shares a single stem with it, even a
+//     rare tag's. Windows already saturate each term over their documents.
 //   - Query expansion (expand.go): WordNet synonyms and hyponyms of the
 //     query's words (search/wordnet reads the database at run time when it
 //     is installed; without it they are left out) and, for a question

@@ -80,7 +80,7 @@ func TestExtraBudget(t *testing.T) {
 		}
 		x.Put(uint64(i+1), []Part{{Text: text}}, uint64(i+1), "n")
 	}
-	lists, _ := x.queryTerms(Tokens("query"), []Weighted{{"common", 0.5}, {"zebra", 0.5}})
+	lists := x.queryTerms(Tokens("query"), []Weighted{{"common", 0.5}, {"zebra", 0.5}}).lists
 	if len(lists) != 2 || lists[1] != x.list("zebra") {
 		t.Fatalf("%d lists; want the query's and zebra's", len(lists))
 	}

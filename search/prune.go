@@ -131,8 +131,9 @@ const slack = 1 + 1e-9
 // skipWin is false) by MaxScore, keeping the K best that the filters keep,
 // and puts those among acc's touched documents. bonus bounds what the
 // windows already gave a document (acc.score).
-func (x *Index) scorePlain(acc *scratch, lists []*postings, idfs []float64, o Options, keep map[uint64]bool,
+func (x *Index) scorePlain(acc *scratch, q ql, o Options, keep map[uint64]bool,
 	t *Tuning, avg, bonus float64, skipWin bool) {
+	lists, idfs := q.lists, q.idfs
 	cs := make([]pcur, len(lists))
 	for i, ps := range lists {
 		cs[i] = pcur{ps: ps, idf: idfs[i], ub: ps.ubound(idfs[i], t, avg), qi: i}
@@ -225,12 +226,11 @@ func (x *Index) scorePlain(acc *scratch, lists []*postings, idfs []float64, o Op
 			continue
 		}
 		// The score as an exhaustive search sums it, in the query's
-		// order, whatever order the lists were read in.
-		own = 0
-		for i, v := range parts {
-			own += v
-			parts[i] = 0
-		}
+		// order, whatever order the lists were read in, times the share
+		// of the query's terms it holds (coverage: at most 1, so every
+		// bound above still holds).
+		own = q.coverage(parts, t) * sum(parts)
+		clear(parts)
 		total := own + prior
 		if full && total < best[0].h.Score {
 			continue // worse than every kept hit, whatever its key

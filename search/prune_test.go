@@ -29,7 +29,9 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 	if o.Neighbours > 0 {
 		rs = reaches(o.Neighbours, t)
 	}
-	lists, idfs := x.queryLists(terms, o.Extra, t)
+	q := x.queryLists(terms, o.Extra, t)
+	lists, idfs := q.lists, q.idfs
+	parts := map[uint32][]float64{} // each document's score by list, for its coverage
 	acc := &scratch{base: make([]float64, x.ndocs()), score: make([]float64, x.ndocs()), slot: make([]uint32, x.ndocs()), nq: len(lists)}
 	base, score := acc.base, acc.score
 	for qi, ps := range lists {
@@ -42,12 +44,19 @@ func (x *Index) exhaustive(terms []string, o Options) []Hit {
 				acc.touched = append(acc.touched, doc)
 			}
 			base[doc] += idfs[qi] * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.length(doc))/avg))
+			if parts[doc] == nil {
+				parts[doc] = make([]float64, len(lists))
+			}
+			parts[doc][qi] = idfs[qi] * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.length(doc))/avg))
 			if g, ok := x.windowed(doc); ok && rs != nil {
 				x.spread(acc, doc, g, qi, tf, rs, t.Reply)
 			}
 		})
 	}
 	for _, id := range acc.touched {
+		if _, win := x.windowed(id); !win || rs == nil {
+			base[id] = q.coverage(parts[id], t) * base[id] // a plain document's coverage
+		}
 		score[id] = base[id]
 	}
 	if rs != nil {

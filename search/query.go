@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -68,7 +69,8 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	if o.Neighbours > 0 {
 		rs = reaches(o.Neighbours, t)
 	}
-	lists, idfs := x.queryLists(terms, o.Extra, t)
+	q := x.queryLists(terms, o.Extra, t)
+	lists := q.lists
 	acc := getScratch(x.ndocs(), len(lists))
 	defer putScratch(acc)
 	// Windows first, in full (window.go): the short members of sequences.
@@ -77,10 +79,10 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 	windows := rs != nil && x.nwin > 0
 	bonus := 0.0
 	if windows {
-		bonus = x.scoreWindows(acc, lists, idfs, rs, t, avg)
+		bonus = x.scoreWindows(acc, lists, q.idfs, rs, t, avg)
 	}
 	keep := map[uint64]bool{}
-	x.scorePlain(acc, lists, idfs, o, keep, t, avg, bonus, windows)
+	x.scorePlain(acc, q, o, keep, t, avg, bonus, windows)
 	// Best first; the filter is asked only until K files are found. Most
 	// queries need only the best few: keep a bounded heap of them first,
 	// and rank every candidate only when the filter rejects too many.
@@ -93,7 +95,7 @@ func (x *Index) Search(terms []string, o Options) []Hit {
 
 // queryLists is queryTerms with each query term also matched in the
 // metadata field, at Tuning.Meta.
-func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ([]*postings, []float64) {
+func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ql {
 	if t.Meta > 0 {
 		extra = append([]Weighted(nil), extra...)
 		for _, q := range terms {
@@ -108,24 +110,29 @@ func (x *Index) queryLists(terms []string, extra []Weighted, t *Tuning) ([]*post
 // Extra terms are taken best first (weight × IDF) while their postings
 // come to no more than extraShare times the query's own terms' (at least
 // extraMin): an expansion's cost is bounded by the query's, and what it
-// leaves out are the common terms that would weigh least.
-func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []float64) {
-	var lists []*postings
-	var idfs []float64
+// leaves out are the common terms that would weigh least. An extra term
+// of the metadata field (metaPrefix) covers its query term.
+func (x *Index) queryTerms(terms []string, extra []Weighted) ql {
+	var q ql
 	seen := map[string]bool{}
 	own := 0
+	place := map[string]int{}
 	for _, t := range terms {
 		if ps := x.list(t); ps != nil && !seen[t] {
 			seen[t] = true
-			lists = append(lists, ps)
-			idfs = append(idfs, x.idf(ps))
+			place[t] = q.n
+			q.lists = append(q.lists, ps)
+			q.idfs = append(q.idfs, x.idf(ps))
+			q.cover = append(q.cover, q.n)
+			q.n++
 			own += int(ps.n)
 		}
 	}
 	type cand struct {
-		ps  *postings
-		idf float64
-		t   string
+		ps    *postings
+		idf   float64
+		t     string
+		cover int
 	}
 	var cands []cand
 	for _, w := range extra {
@@ -137,7 +144,15 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 			continue
 		}
 		seen[w.Term] = true
-		cands = append(cands, cand{ps, w.Weight * x.idf(ps), w.Term})
+		c := cand{ps, w.Weight * x.idf(ps), w.Term, -1}
+		if m, ok := strings.CutPrefix(w.Term, metaPrefix); ok {
+			if i, ok := place[m]; ok {
+				c.cover = i
+			} else {
+				c.cover = metaOnly
+			}
+		}
+		cands = append(cands, c)
 	}
 	sort.Slice(cands, func(a, b int) bool {
 		if cands[a].idf != cands[b].idf {
@@ -151,10 +166,16 @@ func (x *Index) queryTerms(terms []string, extra []Weighted) ([]*postings, []flo
 			continue
 		}
 		budget -= int(c.ps.n)
-		lists = append(lists, c.ps)
-		idfs = append(idfs, c.idf)
+		if c.cover == metaOnly {
+			// A word of the metadata alone covers a term of its own.
+			c.cover = q.n
+			q.n++
+		}
+		q.lists = append(q.lists, c.ps)
+		q.idfs = append(q.idfs, c.idf)
+		q.cover = append(q.cover, c.cover)
 	}
-	return lists, idfs
+	return q
 }
 
 // Extra terms may take extraShare times the postings of the query's own,

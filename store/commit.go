@@ -97,6 +97,7 @@ type commitWrite struct {
 	drop     [][]byte // chunk keys to delete (not those just written)
 	version  []byte   // the replaced content to keep as a version, or nil
 	keep     bool
+	unsaved  bool // a save wrote back what it replaced: drop the version it kept (saves.go)
 	prevRec  Record
 	mark     bool
 	snapshot *Inode
@@ -159,6 +160,11 @@ func (w *commitWrite) apply(t backend.Txn, parts commitParts) error {
 		}
 		if err := putInode(t, w.snapshot); err != nil {
 			return err
+		}
+		if w.unsaved {
+			if err := dropVersion(t, w.rec.lineage(w.ino), uint32(w.rec.Version)); err != nil {
+				return err
+			}
 		}
 		return putRecord(t, w.ino, w.rec)
 	}
@@ -283,6 +289,11 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 		w.base = &f.committedSize
 	}
 	changed := rec.SHA256 != p.sum || p.sum == "" // "": too large to hash, so assume so
+	if rec.SavedOver != "" && unsave(rec, p.sum) {
+		// A save wrote back what it replaced: the version it kept goes.
+		w.unsaved, changed = true, false
+		rec.SHA256 = p.sum
+	}
 	if changed {
 		// The content it replaces, when the policy keeps versions.
 		if w.version, w.keep, err = s.keepVersion(f, i, &w.prevRec); err != nil {

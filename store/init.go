@@ -66,3 +66,18 @@ func (s *Store) init() error {
 		return t.Set(backend.StoreKey("version"), []byte(strconv.Itoa(Format)))
 	})
 }
+
+// Exists reports whether kv holds a store (Open of an empty KV creates
+// one): commands other than those that make stores check it first.
+func Exists(kv backend.KV) (bool, error) {
+	found := false
+	err := kv.View(func(t backend.Txn) error {
+		_, err := t.Get(backend.StoreKey("version"))
+		found = err == nil
+		if errors.Is(err, backend.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	return found, err
+}

@@ -40,6 +40,7 @@ type Record struct {
 	LinesUnknown bool        `json:"lines_unknown,omitempty"` // logs: too large to read line by line
 	Lineage      uint64      `json:"lineage,omitempty"`       // the inode the memory was first created as, when a save moved it on (saves.go); 0: this one
 	Successor    uint64      `json:"successor,omitempty"`     // the inode a save moved the memory on to (saves.go)
+	SavedOver    string      `json:"saved_over,omitempty"`    // the sha256 of the version a save by create kept, until its first commit (saves.go)
 	Trashed      int64       `json:"trashed,omitempty"`       // when it was moved to the trash
 	TrashedFrom  string      `json:"trashed_from,omitempty"`
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"path"
 	"strings"
@@ -74,7 +75,11 @@ func (s *Store) replaceable(dir uint64, name string, old *Inode) bool {
 func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw *Inode, nwRec *Record, committed bool, r *redo) error {
 	r.start(nwRec, nw)
 	l := oldRec.lineage(old.Ino)
-	if oldRec.Version > 0 && old.Size > 0 && old.Size <= versionMax {
+	// A save that wrote back the same bytes (vim's :wq without an edit,
+	// sed -i that matched nothing) is no change: no version. A rename
+	// knows it now; a create learns it at its first commit (unsave).
+	same := committed && oldRec.SHA256 != "" && nwRec.SHA256 == oldRec.SHA256
+	if oldRec.Version > 0 && old.Size > 0 && old.Size <= versionMax && !same {
 		if m := s.Policy().UpdateMode(p); m == policy.Versioned || m == policy.Append {
 			b := make([]byte, old.Size)
 			n, err := s.ReadAt(old.Ino, b, 0)
@@ -86,11 +91,17 @@ func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw
 			if err := putVersion(t, old, &v, b[:n], s.now().UnixNano(), true); err != nil {
 				return err
 			}
+			if !committed {
+				nwRec.SavedOver = oldRec.SHA256
+			}
 		}
 	}
 	nwRec.Lineage = l
 	nwRec.Version = oldRec.Version
-	if committed {
+	switch {
+	case same:
+		nwRec.Modified = oldRec.Modified // (its last content change)
+	case committed:
 		nwRec.Version++
 	}
 	nwRec.AccessCount += oldRec.AccessCount
@@ -313,4 +324,36 @@ func (s *Store) peekVacancy(dir uint64, name string) uint64 {
 		return v.ino
 	}
 	return 0
+}
+
+// unsave is the first commit, with content sum, of a file a save by
+// create continued a memory in (rec.SavedOver: handOver kept the bytes it
+// replaced as version rec.Version): when it wrote back those very bytes
+// the save changed nothing, and that version goes again (the commit
+// deletes it, unsaved). It reports whether so.
+func unsave(rec *Record, sum string) bool {
+	same := rec.SavedOver != "" && sum != "" && sum == rec.SavedOver
+	rec.SavedOver = ""
+	return same
+}
+
+// dropVersion deletes version n of the memory of lineage l, in t.
+func dropVersion(t backend.Txn, l uint64, n uint32) error {
+	h, err := t.Get(backend.VersionKey(l, n))
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var v Version
+	if err := json.Unmarshal(h, &v); err != nil {
+		return err
+	}
+	for off := uint64(0); off < v.Size; off += ChunkSize {
+		if err := t.Delete(backend.VersionChunkKey(l, n, uint32(off/ChunkSize))); err != nil {
+			return err
+		}
+	}
+	return t.Delete(backend.VersionKey(l, n))
 }

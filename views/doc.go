@@ -1,7 +1,10 @@
 // Package views builds the generated parts of the tree from the store: the
 // catalog of memories behind by-user/, by-type/, by-tag/, by-date/ and
-// recent/, the lexical index behind search/ and context/, and meta/. It
-// never imports go-fuse: fusefs asks it for names, filters and bytes.
+// recent/, the lexical index behind search/ and context/, meta/, and the
+// guide an agent finds at the root (guide.go: MNEMOFS.md, written for the
+// mount's user, options and policy; the help of search/ and context/; the
+// paragraph of mnemofs agent-hint). It never imports go-fuse: fusefs asks
+// it for names, filters and bytes.
 //
 // Model:
 //   - Engine is the store's change handler. Changes are queued and applied

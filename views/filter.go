@@ -20,7 +20,8 @@ type Filter struct {
 	Path          string
 	After, Before *time.Time
 	// Archived includes memories under /archive (excluded by default
-	// from views other than the real tree).
+	// from views other than the real tree), but for the trash: what was
+	// removed is forgotten, found only by a Path within the trash.
 	Archived bool
 	// Only, if set, keeps just these inodes (recent/).
 	Only map[uint64]bool
@@ -134,7 +135,7 @@ func (e *Engine) match(ent *Entry, f Filter, hidden func() bool) bool {
 	if f.May != nil && !f.May(ent.Ino) {
 		return false
 	}
-	if !f.Archived && hidden() {
+	if hidden() && (!f.Archived || !f.inTrash() && e.trashed(ent)) {
 		return false
 	}
 	if f.Path != "" {
@@ -154,11 +155,14 @@ func (e *Engine) match(ent *Entry, f Filter, hidden func() bool) bool {
 // reads neither the store nor (unless f names a path) a path: the catalog
 // knows which memories are archived (hidden) and where each one is.
 func (e *Engine) MatchIno(ino uint64, f Filter) bool {
-	if !f.needsEntry() { // the entry is not decoded
-		e.mu.RLock()
-		ok := e.cat.has(ino) && (f.Archived || !e.hidden[ino])
+	if !f.needsEntry() { // the entry is not decoded, unless archived:
+		e.mu.RLock() // it may be in the trash
+		has, hidden := e.cat.has(ino), e.hidden[ino]
 		e.mu.RUnlock()
-		return ok && (f.Only == nil || f.Only[ino]) && (f.May == nil || f.May(ino))
+		if !f.Archived || !hidden {
+			ok := has && !hidden
+			return ok && (f.Only == nil || f.Only[ino]) && (f.May == nil || f.May(ino))
+		}
 	}
 	e.mu.RLock()
 	ent, hidden := e.cat.get(ino), e.hidden[ino]
@@ -175,6 +179,19 @@ func (f Filter) needsEntry() bool {
 // archived reports a path under /archive, which views leave out unless
 // asked (Filter.Archived).
 func archived(p string) bool { return p == "/archive" || strings.HasPrefix(p, "/archive/") }
+
+// inTrash reports a path in the trash (store.TrashDir).
+func inTrash(p string) bool { return p == store.TrashDir || strings.HasPrefix(p, store.TrashDir+"/") }
+
+// inTrash reports whether the filter names a path in the trash, which
+// alone finds what was removed.
+func (f Filter) inTrash() bool { return f.Path != "" && inTrash(f.Path) }
+
+// trashed reports whether the memory ent sits in the trash.
+func (e *Engine) trashed(ent *Entry) bool {
+	p, err := e.entryPath(ent)
+	return err == nil && inTrash(p)
+}
 
 // DirsWith returns the directories that hold a memory matching f at any
 // depth. The set is cached until the catalog changes.

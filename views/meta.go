@@ -95,11 +95,31 @@ func SchemaJSON(*store.Store) ([]byte, error) {
 			"front_matter_bytes": memory.MaxParse,
 		},
 		"xattr_prefix": store.SystemXattrPrefix,
+		"queries":      queriesSchema(),
 		"policy": map[string]any{
 			"file": "meta/policy.yaml (the operator's: writable in a mount without --user, or with 'mnemofs policy set'; an invalid policy is refused with EINVAL at close and the old one kept; durations: 90s, 45m, 1h, 30d; programs to run are never here but in the data directory's operator.yaml)",
 			"keys": policy.Schema(),
 		},
 	})
+}
+
+// queriesSchema documents search/ and context/ for meta/schema.json.
+func queriesSchema() map[string]any {
+	type filter struct {
+		Key     string `json:"key"`
+		Example string `json:"example"`
+		Doc     string `json:"doc"`
+	}
+	var fs []filter
+	for _, f := range Filters {
+		fs = append(fs, filter{f.Key, f.Example, f.Doc})
+	}
+	return map[string]any{
+		"search":  "search/<words and filters>/: entries 01-<name>, 02-<name>, ... (the memories; a log's line 01-<log>#L<n>) and .results (rank, score, path, snippet); in every view too (by-user/alice/search/<q>/)",
+		"context": "context/<words and filters>: one Markdown text of the best matches and the newest working/ memories, within budget:N tokens",
+		"escape":  "the name is percent-decoded: %2F is /",
+		"filters": fs,
+	}
 }
 
 // StatsJSON is the health report (with the store alone: no index).

@@ -59,10 +59,14 @@ func parseBackend(u string) (backend.EtcdOptions, error) {
 
 // openKV opens the store's KV: Badger in dataDir (tuned by how: a bulk
 // load, no compactions), or the --backend. It returns where the store is,
-// for messages, and whether it is shared.
-func openKV(dataDir string, logger *log.Logger, how backend.Options) (kv backend.KV, where string, shared bool, err error) {
+// for messages, and whether it is shared. Unless create (mount, import),
+// the store must exist (storecheck.go).
+func openKV(dataDir string, logger *log.Logger, how backend.Options, create bool) (kv backend.KV, where string, shared bool, err error) {
 	u := backendURL()
 	if u == "" {
+		if err := checkLocal(dataDir, create); err != nil {
+			return nil, "", false, err
+		}
 		key, err := encryptionKey(dataDir)
 		if err != nil {
 			return nil, "", false, err
@@ -93,7 +97,14 @@ func openKV(dataDir string, logger *log.Logger, how backend.Options) (kv backend
 		}
 	}
 	kv, err = backend.OpenEtcd(o)
-	return kv, where, true, kvError(err, where)
+	if err != nil {
+		return nil, "", false, kvError(err, where)
+	}
+	if err := checkShared(kv, where, dataDir, create); err != nil {
+		kv.Close()
+		return nil, "", false, err
+	}
+	return kv, where, true, nil
 }
 
 // sharedKDF returns the key derivation kept in the cluster, writing new

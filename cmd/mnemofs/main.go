@@ -44,7 +44,7 @@ data directory or an etcd:// URL, the options are the flags of
 	addEtcdFlags(root)
 	root.PersistentFlags().StringVar(&globals.keyFile, "encryption-key-file", "", "file holding the encryption key (env MNEMOFS_ENCRYPTION_KEY)")
 	mc := mountCmd()
-	root.AddCommand(mc, unmountCmd(), mcpCmd(), importCmd(), exportCmd(), searchCmd(), statsCmd(), fsckCmd(), maintainCmd(), reportCmd(), policyCmd(), modelCmd(), backupCmd(), restoreCmd(), versionCmd())
+	root.AddCommand(mc, unmountCmd(), mcpCmd(), importCmd(), exportCmd(), searchCmd(), statsCmd(), fsckCmd(), maintainCmd(), reportCmd(), policyCmd(), modelCmd(), backupCmd(), restoreCmd(), versionCmd(), agentHintCmd())
 	cmdArgs = os.Args[1:]
 	if helperForm(cmdArgs) {
 		args, ok, err := helperArgs(cmdArgs, func(name string) bool { return isCommand(root, name) }, mountFlags(root, mc))

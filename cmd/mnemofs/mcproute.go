@@ -64,6 +64,14 @@ type openMCPStore struct {
 // this server's users. A holder whose socket does not answer is going
 // away: it is waited for until deadline.
 func (r *mcpRoute) connect(deadline time.Time) error {
+	if backendURL() == "" && !held(r.data) {
+		// mcp makes a store as a mount does (it is the mount of agents
+		// that cannot mount), but not read-only; checked before the
+		// lock, which would make the directory.
+		if err := checkLocal(r.data, !r.ro); err != nil {
+			return err
+		}
+	}
 	for {
 		lock, h, err := control.Acquire(r.data, control.Holder{Pid: os.Getpid(), Command: "mcp"})
 		if err == nil {
@@ -138,7 +146,7 @@ func flagUser(u string) string {
 func (r *mcpRoute) open(lock *control.Lock) error {
 	eng := views.NewEngine(r.logger)
 	keepIndex(eng, r.data, "", r.ro)
-	kv, st, err := openStore(r.data, storeOpen{onChange: eng.Handle, readOnly: r.ro})
+	kv, st, err := openStore(r.data, storeOpen{onChange: eng.Handle, readOnly: r.ro, create: !r.ro})
 	if err != nil {
 		lock.Release()
 		return err

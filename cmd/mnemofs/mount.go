@@ -30,7 +30,7 @@ func mountCmd() *cobra.Command {
 	var user, cacheSize, model, logFile string
 	var bg bool
 	c := &cobra.Command{
-		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] [--background] MOUNTPOINT",
+		Use:   "mount [--data DIR] [--user NAME] [--model DIR|NAME] [--read-only] [--allow-other] [--cache-size SIZE] [--list-generated] [--background] MOUNTPOINT",
 		Short: "mount the store at MOUNTPOINT (in the foreground, Ctrl-C unmounts; or --background)",
 		Args:  exactArgs(1, "MOUNTPOINT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,6 +58,7 @@ func mountCmd() *cobra.Command {
 	c.Flags().BoolVar(&cfg.ReadOnly, "read-only", false, "mount read-only")
 	c.Flags().BoolVar(&cfg.AllowOther, "allow-other", false, "let other users in, with POSIX permission checks (needs user_allow_other in /etc/fuse.conf unless root)")
 	c.Flags().BoolVar(&cfg.Debug, "debug", false, "log every FUSE request")
+	c.Flags().BoolVar(&cfg.ListGenerated, "list-generated", false, "list the generated trees (by-*, recent, history, search, context, meta) at the root and archive/trash in archive/: by default they open by name but are not listed, so that grep -r, find, du or tar of the mount meet each memory once")
 	c.Flags().BoolVar(&cfg.NoPassthrough, "no-passthrough", false, "never let the kernel read and write content files itself (FUSE passthrough, used when root on Linux >= 6.9): all data goes through mnemofs")
 	return c
 }
@@ -178,7 +179,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if content == 0 {
 		content = -1 // off (0 would be the default)
 	}
-	kv, st, err := openStore(data, storeOpen{user: user, notify: n, onChange: eng.Handle, cacheBytes: content, readOnly: cfg.ReadOnly})
+	kv, st, err := openStore(data, storeOpen{user: user, notify: n, onChange: eng.Handle, cacheBytes: content, readOnly: cfg.ReadOnly, create: !cfg.ReadOnly})
 	if err != nil {
 		return err
 	}
@@ -204,18 +205,23 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 		kv.Close()
 		return fail("cannot mount %s: %v", mnt, err)
 	}
+	waited := make(chan struct{}) // closed when the filesystem has ended
 	unmount := func() {
 		mountStopping()
 		// A request waiting for the index (a search during the first
 		// build) would keep the mount busy until the build ends.
 		eng.Interrupt()
+		// (Found before: a bind mount keeps the filesystem, and
+		// Unmount waiting, after mnt goes.)
+		fm, _ := mountsOf(mnt)
+		go sayHolders(fm, waited)
 		for try := 0; ; try++ {
 			err := srv.Unmount()
 			if err == nil {
 				return
 			}
 			if try == 20 {
-				fmt.Fprintf(os.Stderr, "mnemofs: %s is busy (%v): close the files and shells using it; detaching it now\n", mnt, err)
+				fmt.Fprintf(os.Stderr, "mnemofs: %s is busy (%v); detaching it now\n", mnt, err)
 				syscall.Unmount(mnt, syscall.MNT_DETACH)
 				return
 			}
@@ -267,6 +273,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	}
 	srv.Wait()
 	mountStopping()
+	close(waited)
 	trim.Stop()
 	stopMaintenance()
 	stopProfile()
@@ -284,4 +291,36 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	}
 	fmt.Printf("mnemofs: unmounted %s\n", mnt)
 	return nil
+}
+
+// mountedData returns the data dir (the source) of the mnemofs mount at mnt.
+func mountedData(mnt string) (string, bool) {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return "", false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && unescapeMount(f[1]) == mnt && strings.Contains(f[2], "mnemofs") {
+			return unescapeMount(f[0]), true
+		}
+	}
+	return "", false
+}
+
+// unescapeMount undoes the octal escapes of /proc/mounts (\040 for space).
+func unescapeMount(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var v int
+			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

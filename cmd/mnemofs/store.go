@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -100,12 +99,15 @@ type storeOpen struct {
 	// noCompactions: a short job that writes almost nothing (import
 	// --index's build), not slowed by compactions (backend.Options).
 	noCompactions bool
+	// create: a store is made if there is none (mount, import); any
+	// other command fails (storecheck.go).
+	create bool
 }
 
 // openStore opens the store in dataDir, which the caller has locked.
 func openStore(dataDir string, so storeOpen) (backend.KV, *store.Store, error) {
 	logger := log.New(os.Stderr, "mnemofs: ", 0)
-	kv, where, shared, err := openKV(dataDir, logger, backend.Options{Bulk: so.bulk, NoCompactions: so.noCompactions})
+	kv, where, shared, err := openKV(dataDir, logger, backend.Options{Bulk: so.bulk, NoCompactions: so.noCompactions}, so.create)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,11 +142,16 @@ func run(req control.Request, p control.Progress, result any) error {
 	if err != nil {
 		return err
 	}
-	defaulted := globals.data == "" && os.Getenv("MNEMOFS_DATA") == "" && globals.backend == "" && os.Getenv("MNEMOFS_BACKEND") == ""
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && req.Op != "import" && defaulted {
-		// The default store is not made here: a forgotten --data would
-		// answer about a new, empty store as if it were the one meant.
-		return fail("there is no store in %s (the default): give --data DIR (or MNEMOFS_DATA), or make one with 'mnemofs mount' or 'mnemofs import'", dir)
+	if _, err := rawKey(); err != nil {
+		return err // a key file others may read: before anything else
+	}
+	if backendURL() == "" && !held(dir) {
+		// Before the lock, which would make the directory: a mistyped
+		// --data leaves nothing behind (storecheck.go). A store held by
+		// a mount or mcp answers through it.
+		if err := checkLocal(dir, req.Op == "import"); err != nil {
+			return err
+		}
 	}
 	lock, holder, err := control.Acquire(dir, control.Holder{Pid: os.Getpid(), Command: req.Op})
 	if errors.Is(err, control.ErrBusy) {
@@ -182,7 +189,7 @@ func run(req control.Request, p control.Progress, result any) error {
 		keepIndex(eng, dir, user, false)
 		onChange = eng.Handle
 	}
-	kv, st, err := openStore(dir, storeOpen{user: user, onChange: onChange, bulk: req.Op == "import", noCompactions: req.Op == "index"})
+	kv, st, err := openStore(dir, storeOpen{user: user, onChange: onChange, bulk: req.Op == "import", noCompactions: req.Op == "index", create: req.Op == "import"})
 	if err != nil {
 		return err
 	}

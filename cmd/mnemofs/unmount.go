@@ -36,14 +36,22 @@ func unmountPath(p string) error {
 	if !ok {
 		return fail("%s is not a mnemofs mount", mnt)
 	}
+	fm, _ := mountsOf(mnt)
 	if h, err := control.ReadHolder(data); err == nil && h.Socket != "" && h.Mountpoint == mnt {
+		// What would keep it (holders.go): said, and nothing done.
+		if hs := fm.holders(); len(hs) > 0 {
+			return fail("%s is in use, so it stays mounted: %s; then run 'mnemofs unmount %s' again", mnt, strings.Join(hs, "; "), mnt)
+		}
 		err := control.Call(data, h.Socket, control.Request{Op: "unmount"}, nil, nil)
 		if _, still := mountedData(mnt); err == nil || !still {
 			for i := 0; i < 200; i++ {
 				if _, still := mountedData(mnt); !still {
-					return awaitClose(mnt, data, h.Pid)
+					return awaitClose(fm, data, h.Pid)
 				}
 				time.Sleep(50 * time.Millisecond)
+			}
+			if hs := fm.holders(); len(hs) > 0 {
+				return fail("%s did not unmount within 10 s: %s", mnt, strings.Join(hs, "; "))
 			}
 			return fail("%s did not unmount within 10 s: is a shell or program still using it?", mnt)
 		}
@@ -57,11 +65,14 @@ func unmountPath(p string) error {
 	return nil
 }
 
-// awaitClose waits, once mnt is unmounted, for the process pid serving it
-// to close the store: it may first finish writing the index snapshot,
+// awaitClose waits, once fm.mnt is unmounted, for the process pid serving
+// it to close the store: it may first finish writing the index snapshot,
 // which takes seconds at a million memories (and more on a slow disk),
-// so this waits as long as that process lives.
-func awaitClose(mnt, data string, pid int) error {
+// so this waits as long as that process lives. When something still
+// holds the filesystem (a bind mount made since, a file opened since), it
+// says what.
+func awaitClose(fm fsMounts, data string, pid int) error {
+	mnt := fm.mnt
 	for i := 0; ; i++ {
 		if l, _, err := control.Acquire(data, control.Holder{Pid: os.Getpid(), Command: "unmount"}); err == nil {
 			l.Release()
@@ -74,40 +85,28 @@ func awaitClose(mnt, data string, pid int) error {
 			return fail("%s is unmounted, but its store was not closed within 10 s", mnt)
 		}
 		if i == 40 {
-			fmt.Fprintf(os.Stderr, "mnemofs: %s is unmounted; waiting for process %d to close the store (it may be writing the index snapshot)\n", mnt, pid)
+			if hs := fm.holders(); len(hs) > 0 {
+				fmt.Fprintf(os.Stderr, "mnemofs: %s is unmounted, but the store stays open while %s\n", mnt, strings.Join(hs, "; "))
+			} else {
+				fmt.Fprintf(os.Stderr, "mnemofs: %s is unmounted; waiting for process %d to close the store (it may be writing the index snapshot)\n", mnt, pid)
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// mountedData returns the data dir (the source) of the mnemofs mount at mnt.
-func mountedData(mnt string) (string, bool) {
-	b, err := os.ReadFile("/proc/self/mounts")
-	if err != nil {
-		return "", false
+// sayHolders tells, when the filesystem of fm has not ended a moment after
+// its unmount began, what keeps it (and so this process) alive.
+func sayHolders(fm fsMounts, ended <-chan struct{}) {
+	select {
+	case <-ended:
+		return
+	case <-time.After(2 * time.Second):
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 3 && unescapeMount(f[1]) == mnt && strings.Contains(f[2], "mnemofs") {
-			return unescapeMount(f[0]), true
-		}
+	if fm.dev == "" {
+		return
 	}
-	return "", false
-}
-
-// unescapeMount undoes the octal escapes of /proc/mounts (\040 for space).
-func unescapeMount(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			var v int
-			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
+	if hs := fm.holders(); len(hs) > 0 {
+		fmt.Fprintf(os.Stderr, "mnemofs: %s cannot end yet, the store stays open: %s\n", fm.mnt, strings.Join(hs, "; "))
 	}
-	return b.String()
 }

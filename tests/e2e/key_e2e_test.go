@@ -79,6 +79,7 @@ func TestKeyFileMustBePrivate(t *testing.T) {
 	check(t, os.Chmod(key, 0o600))
 	if os.Geteuid() == 0 {
 		check(t, os.Chown(key, nobody, nobody))
+		makeStore(t, filepath.Join(dir, "data"), "--encryption-key-file", key)
 		mustRun(t, "stats", "--data", filepath.Join(dir, "data"), "--encryption-key-file", key)
 	}
 }
@@ -95,6 +96,11 @@ func TestKeyFileOfAnotherUser(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	caps := []uintptr{unix.CAP_DAC_OVERRIDE}
 	oneErrorLine(t, runAs(t, nobody, caps, "stats", "--data", data, "--encryption-key-file", rootKey), "belongs to uid 0", "chmod 600")
+	check(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+	check(t, os.Chown(filepath.Join(dir, "src"), nobody, nobody))
+	if r := runAs(t, nobody, caps, "import", "--data", data, "--encryption-key-file", own, filepath.Join(dir, "src")); r.code != 0 {
+		t.Fatalf("import as uid %d with its own key file:\n%s", nobody, r)
+	}
 	if r := runAs(t, nobody, caps, "stats", "--data", data, "--encryption-key-file", own); r.code != 0 {
 		t.Fatalf("stats as uid %d with its own key file:\n%s", nobody, r)
 	}
@@ -146,11 +152,13 @@ func TestPassphraseKey(t *testing.T) {
 // TestRawAndHexKeys: 32 raw bytes, or the 64 hex characters spelling them,
 // are the AES key itself.
 func TestRawAndHexKeys(t *testing.T) {
+	needLocalStore(t) // opensWith: DATA/db (on etcd a data dir holds no store)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	k := randomKey(t)
 	raw := writeKey(t, filepath.Join(dir, "raw"), k)
 	hexKey := writeKey(t, filepath.Join(dir, "hex"), []byte(hex.EncodeToString(k)+"\n"))
+	makeStore(t, data, "--encryption-key-file", raw)
 	mustRun(t, "stats", "--data", data, "--encryption-key-file", raw)
 	if !opensWith(t, data, k) {
 		t.Fatalf("a 32-byte key file is not used as the AES key as it is")
@@ -160,7 +168,7 @@ func TestRawAndHexKeys(t *testing.T) {
 	mustRun(t, "stats", "--data", data)
 
 	data2 := filepath.Join(dir, "data2")
-	mustRun(t, "stats", "--data", data2, "--encryption-key-file", hexKey)
+	makeStore(t, data2, "--encryption-key-file", hexKey)
 	if !opensWith(t, data2, k) {
 		t.Fatalf("a 64-hex-character key file is not used as the AES key it spells")
 	}
@@ -171,6 +179,7 @@ func TestRawAndHexKeys(t *testing.T) {
 // stays so.
 func TestLegacyEncryptedStore(t *testing.T) {
 	t.Parallel()
+	needLocalStore(t) // a local store of before (a data dir holding one is no etcd host's)
 	dir := t.TempDir()
 	for name, k := range map[string][]byte{
 		"raw":        randomKey(t),

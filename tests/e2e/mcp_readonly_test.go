@@ -14,7 +14,7 @@ func TestMCPReadOnly(t *testing.T) {
 	t.Parallel()
 	data, mnt := t.TempDir(), t.TempDir()
 	r := runMnemofs(t, "mcp", "--data", data, "--read-only")
-	oneErrorLine(t, r, "holds no store yet")
+	oneErrorLine(t, r, "there is no store")
 
 	p := startMCP(t, data)
 	p.memOK("command", "create", "path", "/memories/semantic/a.md", "file_text", "read me\n")

@@ -19,6 +19,7 @@ func TestRedactionMCP(t *testing.T) {
 	for _, mode := range []string{"index", "store"} {
 		t.Run(mode, func(t *testing.T) {
 			data := t.TempDir()
+			makeStore(t, data)
 			mustRun(t, "policy", "set", "--data", data, redactPolicy(t, mode))
 			p := startMCP(t, data)
 			for _, c := range redactCases {
@@ -97,6 +98,7 @@ func TestRedactionMCP(t *testing.T) {
 func TestRedactionMCPThroughMount(t *testing.T) {
 	t.Parallel()
 	data, mnt := t.TempDir(), t.TempDir()
+	makeStore(t, data)
 	mustRun(t, "policy", "set", "--data", data, redactPolicy(t, "store"))
 	m := startMount(t, data, mnt)
 	p := startMCP(t, data)

@@ -121,6 +121,7 @@ func redactionMount(t *testing.T, mode string) {
 	data, mnt := t.TempDir(), t.TempDir()
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	check(t, os.WriteFile(bad, []byte("redact:\n  - {name: x, pattern: 'TKT-[0-9', mode: "+mode+"}\n"), 0o600))
+	makeStore(t, data)
 	oneErrorLine(t, runMnemofs(t, "policy", "set", "--data", data, bad), "redact[0] (x): bad pattern")
 	mustRun(t, "policy", "set", "--data", data, redactPolicy(t, mode))
 	m := startMount(t, data, mnt)

@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package fusefs
+
+import "syscall"
+
+// mkdirCalls are the system calls that make a directory.
+var mkdirCalls = map[int]bool{syscall.SYS_MKDIRAT: true}
