@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"github.com/mnemofs/mnemofs/internal/testenv"
-
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/testenv"
 )
 
 // guidePaths are the paths the guide names for an agent to open: the

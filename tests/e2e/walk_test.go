@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"github.com/mnemofs/mnemofs/internal/testenv"
-
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemofs/mnemofs/internal/testenv"
 )
 
 // walkCorpus writes n memories under src, as an agent's memory folder
