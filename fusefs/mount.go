@@ -95,6 +95,9 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 			Logger:                   cfg.Logger,
 		},
 		Logger: cfg.Logger,
+		// Modes as the store keeps them: go-fuse would otherwise show a
+		// mode with no permission bits (chmod 000) as 0644 or 0755.
+		NullPermissions: true,
 		// The root keeps the store's inode number, as every other node.
 		RootStableAttr: &fs.StableAttr{Ino: store.RootIno, Mode: syscall.S_IFDIR},
 	}
