@@ -8,6 +8,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -132,7 +133,25 @@ func (d *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmb
 			return syscall.EROFS // into a generated tree
 		}
 	}
+	if flags&unix.RENAME_EXCHANGE == 0 {
+		// A directory renamed over goes as an rmdir would: a descriptor
+		// still open on it gets its last attributes.
+		defer dst.replaced(newName)()
+	}
 	return errno(d.fsys.st.Rename(d.ino, name, dst.ino, newName, flags))
+}
+
+// replaced returns what to do once name in d has been renamed over:
+// keep the attributes of the directory it named (dirNode.removed).
+func (d *dirNode) replaced(name string) func() {
+	if ch := d.GetChild(name); ch != nil {
+		if sub, ok := ch.Operations().(*dirNode); ok {
+			if last, err := d.fsys.st.Attr(sub.ino); err == nil {
+				return func() { sub.removed(&last) }
+			}
+		}
+	}
+	return func() {}
 }
 
 // realIno returns the store inode number of a real node.
