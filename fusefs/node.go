@@ -107,26 +107,6 @@ func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
 	return errno(n.fsys.st.RemoveXattr(n.ino, attr))
 }
 
-func (n *node) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	names, err := n.fsys.st.ListXattr(n.ino)
-	if err != nil {
-		return 0, errno(err)
-	}
-	size := 0
-	for _, s := range names {
-		size += len(s) + 1
-	}
-	if len(dest) < size {
-		return uint32(size), syscall.ERANGE
-	}
-	b := dest[:0]
-	for _, s := range names {
-		b = append(b, s...)
-		b = append(b, 0)
-	}
-	return uint32(size), 0
-}
-
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	var st syscall.Statfs_t
 	if n.fsys.dataDir == "" || syscall.Statfs(n.fsys.dataDir, &st) != nil {
