@@ -32,8 +32,15 @@ type side struct {
 // the mountpoint; the test's cleanup unmounts it.
 func loopbackMount(t testing.TB) (mnt, orig string) {
 	t.Helper()
+	orig = t.TempDir()
+	return loopbackOver(t, orig), orig
+}
+
+// loopbackOver mounts a loopback over orig and returns the mountpoint.
+func loopbackOver(t testing.TB, orig string) string {
+	t.Helper()
 	testfuse.Require(t)
-	orig, mnt = t.TempDir(), t.TempDir()
+	mnt := t.TempDir()
 	root, err := fs.NewLoopbackRoot(orig)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +75,7 @@ func loopbackMount(t testing.TB) (mnt, orig string) {
 		}
 		srv.Wait()
 	})
-	return mnt, orig
+	return mnt
 }
 
 // sides returns the loopback and a fresh mnemofs mount (its working/

@@ -32,6 +32,8 @@ var (
 	_ = (fs.NodeUnlinker)((*rootNode)(nil))
 	_ = (fs.NodeRmdirer)((*rootNode)(nil))
 	_ = (fs.NodeRenamer)((*rootNode)(nil))
+	_ = (fs.NodeLookupNoder)((*rootNode)(nil))
+	_ = (fs.NodeLookupParenter)((*dirNode)(nil))
 
 	_ = (fs.NodeOpener)((*fileNode)(nil))
 	_ = (fs.FileReader)((*fileHandle)(nil))
