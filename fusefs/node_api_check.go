@@ -14,6 +14,8 @@ var (
 	_ = (fs.NodeListxattrer)((*node)(nil))
 	_ = (fs.NodeStatfser)((*node)(nil))
 	_ = (fs.NodeOnForgetter)((*node)(nil))
+	_ = (fs.NodeStatxer)((*node)(nil))
+	_ = (fs.NodeStatxer)((*dirNode)(nil))
 
 	_ = (fs.NodeLookuper)((*dirNode)(nil))
 	_ = (fs.NodeReaddirer)((*dirNode)(nil))

@@ -73,3 +73,16 @@ func (s *Store) setAttrOnce(ino uint64, c AttrChange) (Inode, error) {
 	}
 	return *i.clone(), nil
 }
+
+// Birth returns when the node i was created, in unix ns: for a memory,
+// its created time (the front matter's `created`, or the inode's birth,
+// which a save carries on), as user.mnemofs.created shows it.
+func (s *Store) Birth(i *Inode) int64 {
+	if !i.IsReg() {
+		return i.Btime
+	}
+	if r, err := s.record(i.Ino); err == nil && r.Meta.Created != nil {
+		return r.Meta.Created.UnixNano()
+	}
+	return i.Btime
+}
