@@ -138,6 +138,9 @@ func (d *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmb
 		// still open on it gets its last attributes.
 		defer dst.replaced(newName)()
 	}
+	if flags&unix.RENAME_WHITEOUT != 0 {
+		return errno(d.fsys.st.RenameWhiteout(d.ino, name, dst.ino, newName, flags&^unix.RENAME_WHITEOUT, owner(ctx)))
+	}
 	return errno(d.fsys.st.Rename(d.ino, name, dst.ino, newName, flags))
 }
 

@@ -112,7 +112,7 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 	}
 	rec.Trashed, rec.TrashedFrom = s.now().UnixNano(), orig
 	// The move and the record of where it came from: one transaction.
-	err = s.renameWith(dir, name, tdir, dest, 0, func(t backend.Txn, _ *Inode) error { return putRecord(t, i.Ino, rec) })
+	err = s.renameWith(dir, name, tdir, dest, 0, nil, func(t backend.Txn, _ *Inode) error { return putRecord(t, i.Ino, rec) })
 	s.recs.Forget(i.Ino)
 	if err != nil {
 		return "", err
