@@ -90,9 +90,20 @@ func (d *dirNode) Link(ctx context.Context, target fs.InodeEmbedder, name string
 	if !ok {
 		return nil, syscall.EXDEV
 	}
+	unnamed := false
+	if a, err := d.fsys.st.Attr(src); err == nil {
+		unnamed = len(a.Links) == 0 // an O_TMPFILE file (tmpfile.go)
+	}
 	i, err := d.fsys.st.Link(src, d.ino, name)
 	if err != nil {
 		return nil, errno(err)
+	}
+	if unnamed {
+		// Named at last: what was written to it is committed now, as
+		// under its name (a commit of an unnamed file keeps it pending).
+		if err := d.fsys.st.Flush(src); err != nil {
+			return nil, errno(err)
+		}
 	}
 	return d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out), 0
 }

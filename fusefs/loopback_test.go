@@ -73,7 +73,15 @@ func loopbackOver(t testing.TB, orig string) string {
 				panic(fmt.Sprintf("unmount loopback: %v; lazy unmount: %v %s", err, lerr, out))
 			}
 		}
-		srv.Wait()
+		// A descriptor a failed test left open keeps a lazily unmounted
+		// loopback's connection: do not wait for it forever.
+		done := make(chan struct{})
+		go func() { srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("loopback at %s still busy 10 s after its unmount", mnt)
+		}
 	})
 	return mnt
 }

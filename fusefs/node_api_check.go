@@ -28,6 +28,7 @@ var (
 	_ = (fs.NodeRmdirer)((*dirNode)(nil))
 	_ = (fs.NodeRenamer)((*dirNode)(nil))
 	_ = (fs.NodeFsyncer)((*dirNode)(nil))
+	_ = (fs.NodeTmpfiler)((*dirNode)(nil))
 
 	_ = (fs.NodeLookuper)((*rootNode)(nil))
 	_ = (fs.NodeReaddirer)((*rootNode)(nil))

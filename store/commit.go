@@ -85,6 +85,7 @@ type commitPlan struct {
 	from      uint64 // an append: nothing before this changed
 	sess      *ptSession
 	unlinked  bool // nothing to keep
+	orphan    bool // unlinked, the inode still there
 	unchanged bool // nothing to commit
 }
 
@@ -172,6 +173,12 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	if p.unlinked {
+		if p.orphan && s.stillOpen(f) {
+			// Unlinked, or never named (O_TMPFILE), and still open: what
+			// it holds stays readable through its handles, and is
+			// committed if a link names it (tmpfile.go).
+			return nil, nil
+		}
 		f.modified, f.dirty, f.dirtyBytes = false, nil, 0
 		s.endStage(f, true)
 		return nil, nil
@@ -221,7 +228,7 @@ func (s *Store) planCommit(f *openFile) (commitPlan, error) {
 	if errors.Is(err, syscall.ENOENT) || (err == nil && len(i.Links) == 0) {
 		// Removed (a deferred commit of a file unlinked after its last
 		// close finds it gone): nothing to keep.
-		return commitPlan{unlinked: true}, nil
+		return commitPlan{unlinked: true, orphan: err == nil}, nil
 	}
 	if err != nil {
 		return commitPlan{}, err

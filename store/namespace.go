@@ -266,7 +266,8 @@ func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 	if i.IsDir() {
 		return Inode{}, syscall.EPERM
 	}
-	if len(i.Links) == 0 {
+	tmpfile := len(i.Links) == 0 && s.tmpfiles[ino]
+	if len(i.Links) == 0 && !tmpfile {
 		return Inode{}, syscall.ENOENT
 	}
 	p, err := s.editable(dir)
@@ -287,11 +288,21 @@ func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 	i.Ctime = now
 	p.Mtime, p.Ctime = now, now
 	err = s.update(func(t backend.Txn) error {
+		if tmpfile {
+			if err := t.Delete(backend.OrphanKey(ino)); err != nil {
+				return err
+			}
+		}
 		return t.Set(backend.DirentKey(dir, name), encodeDirent(ino, i.Mode))
 	}, i, p)
 	if err == nil {
 		s.dcSet(dir, name, ino, i.Mode)
-		s.event(Moved, ino) // one more name
+		if tmpfile {
+			delete(s.tmpfiles, ino)
+			s.event(Changed, ino) // a new memory
+		} else {
+			s.event(Moved, ino) // one more name
+		}
 	}
 	return *i, err
 }

@@ -41,6 +41,9 @@ type Store struct {
 	mu sync.Mutex
 	// idNext and idEnd are the leased range of free inode numbers (mu).
 	idNext, idEnd uint64
+	// tmpfiles are the unnamed files CreateTemp made that Link may still
+	// name (mu; tmpfile.go).
+	tmpfiles map[uint64]bool
 	// loading: a Bulk's load is open (bulkload.go), during which the KV
 	// takes no other write: the flusher's chores wait.
 	loading atomic.Bool
