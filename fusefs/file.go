@@ -58,6 +58,12 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 func (f *fileNode) open(ctx context.Context, flags uint32, kind store.PTKind) (fs.FileHandle, uint32, syscall.Errno) {
 	f.seen()
 	acc := flags & syscall.O_ACCMODE
+	if acc != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+		// chattr +i, or +a and not O_APPEND: refused as on a disk.
+		if err := f.fsys.st.MayOpen(f.ino, flags&syscall.O_APPEND != 0 && flags&syscall.O_TRUNC == 0); err != nil {
+			return nil, 0, errno(err)
+		}
+	}
 	if err := f.fsys.st.Open(f.ino, acc != syscall.O_WRONLY); err != nil {
 		return nil, 0, errno(err)
 	}

@@ -59,6 +59,10 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	if sz, ok := in.GetSize(); ok {
 		c.Size = &sz
 	}
+	// utimes with no times: allowed on an append-only file.
+	c.Now = in.Valid&(fuse.FATTR_ATIME|fuse.FATTR_MTIME) != 0 &&
+		in.Valid&(fuse.FATTR_ATIME|fuse.FATTR_ATIME_NOW) != fuse.FATTR_ATIME &&
+		in.Valid&(fuse.FATTR_MTIME|fuse.FATTR_MTIME_NOW) != fuse.FATTR_MTIME
 	for _, x := range []struct {
 		get func() (time.Time, bool)
 		to  **int64

@@ -15,6 +15,7 @@ var (
 	_ = (fs.NodeStatfser)((*node)(nil))
 	_ = (fs.NodeOnForgetter)((*node)(nil))
 	_ = (fs.NodeStatxer)((*node)(nil))
+	_ = (fs.NodeIoctler)((*node)(nil))
 	_ = (fs.NodeStatxer)((*dirNode)(nil))
 
 	_ = (fs.NodeLookuper)((*dirNode)(nil))

@@ -70,6 +70,9 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 	if len(p.Links) == 0 && p.Ino != RootIno {
 		return nil, syscall.ENOENT // removed directory
 	}
+	if p.Flags&FlagImmutable != 0 {
+		return nil, syscall.EPERM
+	}
 	if _, _, err := s.lookup(dir, name); err == nil {
 		if s.hiddenName(dir, name) {
 			return nil, syscall.EACCES
@@ -281,6 +284,12 @@ func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 		return Inode{}, syscall.EEXIST
 	}
 	if err := s.mayChange(ino); err != nil {
+		return Inode{}, err
+	}
+	if err := s.pinned(ino); err != nil {
+		return Inode{}, err
+	}
+	if err := s.mayAddName(dir); err != nil {
 		return Inode{}, err
 	}
 	now := s.now().UnixNano()

@@ -142,10 +142,10 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		return nil
 	}
 	s.icMu.RLock()
-	gen, size, pack := i.Blob, i.Size, i.Pack
+	gen, size, pack, flags := i.Blob, i.Size, i.Pack, i.Flags
 	s.icMu.RUnlock()
-	if pack != 0 {
-		return nil
+	if pack != 0 || flags != 0 {
+		return nil // (chattr: the store checks every write itself)
 	}
 	sess := &ptSession{}
 	switch kind {
@@ -392,8 +392,8 @@ func (s *Store) ptSync(f *openFile) {
 // Caller holds f.mu, not mu.
 func (s *Store) ptTimes(f *openFile) {
 	sess := f.sess.Load()
-	if sess == nil || f.blob == nil {
-		return
+	if sess == nil || f.blob == nil || sess.flags != 0 {
+		return // (a file chattr made append-only takes no given times)
 	}
 	s.icMu.RLock()
 	i := s.inodes[f.ino]

@@ -73,6 +73,14 @@ func (s *Store) endLingering(ino uint64, age time.Duration) {
 // settles the inode. ino is in the ending phase, entered by the caller.
 func (s *Store) endSession(f *openFile) error {
 	f.mu.Lock()
+	if sess := f.sess.Load(); sess.flags != 0 && f.blob != nil {
+		// The inode's flags, given to the content file (mirrorFlags):
+		// the kernel has let go of it.
+		if err := blobfs.SetFlags(f.blob, 0); err != nil {
+			s.log.Printf("flags of inode %d's content file: %v", f.ino, err)
+		}
+		sess.flags = 0
+	}
 	ev, err := s.commitLocked(f) // after ptSync: the kernel's last writes
 	sess := f.sess.Load()
 	gen, fresh, temp := f.blobGen, f.blobNew && !sess.temp, sess.temp

@@ -49,6 +49,9 @@ func (s *Store) removeOnce(dir uint64, name string) (string, error) {
 	if err := s.mayChange(ino); err != nil {
 		return "", err
 	}
+	if err := s.mayDropName(dir, ino); err != nil {
+		return "", err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return "", err
@@ -328,6 +331,9 @@ func (s *Store) rmdirOnce(dir uint64, name string) error {
 	}
 	if s.opts.ReadOnly {
 		return syscall.EROFS
+	}
+	if err := s.mayDropName(dir, ino); err != nil {
+		return err
 	}
 	if empty, err := s.isEmpty(ino); err != nil {
 		return err

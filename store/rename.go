@@ -53,6 +53,9 @@ func (s *Store) renameOnce(oldDir uint64, oldName string, newDir uint64, newName
 	if err := s.mayRename(oldDir, oldName, newDir, newName); err != nil {
 		return err
 	}
+	if err := s.flagsAllowRename(oldDir, oldName, newDir, newName, flags); err != nil {
+		return err
+	}
 	if flags == 0 {
 		if done, err := s.renameOver(oldDir, oldName, newDir, newName); done {
 			return err

@@ -276,17 +276,17 @@ func (c *checkedTxn) verify(inodes []*Inode) error {
 
 // sameMeta reports whether a and b agree on what namespace changes
 // decide on: names, mode, owner, device, target, subdirectory and xattr
-// counts.
+// counts, flags.
 func sameMeta(a, b *Inode) bool {
 	return a.Mode == b.Mode && a.Uid == b.Uid && a.Gid == b.Gid && a.Rdev == b.Rdev &&
 		a.Subdirs == b.Subdirs && a.Target == b.Target && a.Xattrs == b.Xattrs &&
-		slices.Equal(a.Links, b.Links)
+		a.Flags == b.Flags && slices.Equal(a.Links, b.Links)
 }
 
 // takeMeta copies what sameMeta compares (and the birth time) from b.
 func (a *Inode) takeMeta(b *Inode) {
 	a.Mode, a.Uid, a.Gid, a.Rdev, a.Btime = b.Mode, b.Uid, b.Gid, b.Rdev, b.Btime
-	a.Subdirs, a.Target, a.Xattrs = b.Subdirs, b.Target, b.Xattrs
+	a.Subdirs, a.Target, a.Xattrs, a.Flags = b.Subdirs, b.Target, b.Xattrs, b.Flags
 	a.Links = slices.Clone(b.Links)
 }
 

@@ -38,6 +38,9 @@ func (s *Store) CreateTemp(dir uint64, perm uint32, own Owner) (Inode, error) {
 	case removed:
 		return Inode{}, syscall.ENOENT
 	}
+	if err := s.mayAddName(dir); err != nil {
+		return Inode{}, err
+	}
 	ino, err := s.allocIno()
 	if err != nil {
 		return Inode{}, err

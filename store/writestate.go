@@ -77,6 +77,8 @@ type ptSession struct {
 	// since did not commit (deferFlush).
 	lastCommit time.Time
 	deferred   bool
+	// flags: the inode flags given to the blob (mirrorFlags).
+	flags uint32
 }
 
 // openState returns the open state of ino (nil when it has none: not

@@ -94,6 +94,9 @@ func (s *Store) setXattrOnce(ino uint64, name string, val []byte, flags uint32) 
 	if err := s.mayChange(ino); err != nil {
 		return err
 	}
+	if err := s.pinned(ino); err != nil {
+		return err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return err
@@ -130,6 +133,9 @@ func (s *Store) removeXattrOnce(ino uint64, name string) error {
 	s.mu.Lock()
 	defer s.unlock()
 	if err := s.mayChange(ino); err != nil {
+		return err
+	}
+	if err := s.pinned(ino); err != nil {
 		return err
 	}
 	i, err := s.editable(ino)

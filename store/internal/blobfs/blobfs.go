@@ -313,3 +313,17 @@ func ReadFull(f *os.File, dest []byte, off uint64) error {
 
 // New returns the blob directory dir (created when first needed).
 func New(dir string) *Dir { return &Dir{dir: dir} }
+
+// SetFlags sets the immutable and append-only inode flags of f to those
+// of flags (FS_IMMUTABLE_FL, FS_APPEND_FL), keeping its others.
+func SetFlags(f *os.File, flags uint32) error {
+	const ia = 0x10 | 0x20
+	old, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		return err
+	}
+	if old&ia == flags&ia {
+		return nil
+	}
+	return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(old&^ia|flags&ia))
+}
