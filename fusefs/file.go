@@ -129,39 +129,17 @@ func (h *fileHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Err
 }
 
 func (h *fileHandle) Allocate(ctx context.Context, off uint64, size uint64, mode uint32) syscall.Errno {
-	const keepSize = 1 // FALLOC_FL_KEEP_SIZE
-	switch mode {
-	case keepSize:
-		return 0 // nothing is preallocated, so there is nothing to do
-	case 0:
-	default:
-		return syscall.EOPNOTSUPP // no hole punching, zeroing or collapsing
+	if h.n.fsys.readOnly {
+		return syscall.EROFS
 	}
-	i, err := h.n.fsys.st.Attr(h.n.ino)
-	if err != nil {
-		return errno(err)
-	}
-	if end := off + size; end > i.Size {
-		_, err = h.n.fsys.st.SetAttr(h.n.ino, sizeChange(end))
-	}
-	return errno(err)
+	return errno(h.n.fsys.st.Allocate(h.n.ino, off, size, mode))
 }
 
 func (h *fileHandle) Lseek(ctx context.Context, off uint64, whence uint32) (uint64, syscall.Errno) {
-	i, err := h.n.fsys.st.Attr(h.n.ino)
-	if err != nil {
-		return 0, errno(err)
-	}
-	// No holes are tracked: all data is data, the only hole is at EOF.
 	const seekData, seekHole = 3, 4
-	if off >= i.Size {
-		return 0, syscall.ENXIO
+	if whence != seekData && whence != seekHole {
+		return 0, syscall.EINVAL // the kernel answers the others itself
 	}
-	switch whence {
-	case seekData:
-		return off, 0
-	case seekHole:
-		return i.Size, 0
-	}
-	return 0, syscall.EINVAL
+	r, err := h.n.fsys.st.SeekData(h.n.ino, off, whence == seekHole)
+	return r, errno(err)
 }

@@ -119,6 +119,11 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	}
 	out.FromStatfsT(&st)
 	out.NameLen = store.NameMax
+	// What the store keeps free for its own logs is not available to
+	// files (store.Reserve): a write, or a reservation, past it is ENOSPC.
+	keep := uint64(store.Reserve(int64(st.Blocks)*st.Bsize)) / uint64(max(st.Bsize, 1))
+	out.Bavail -= min(out.Bavail, keep)
+	out.Bfree -= min(out.Bfree, keep)
 	return 0
 }
 
