@@ -39,6 +39,14 @@ func loopbackMount(t testing.TB) (mnt, orig string) {
 // loopbackOver mounts a loopback over orig and returns the mountpoint.
 func loopbackOver(t testing.TB, orig string) string {
 	t.Helper()
+	return loopbackWith(t, orig, 0)
+}
+
+// loopbackWith is loopbackOver with the kernel capabilities disabled
+// refuses (fuse.CAP_PASSTHROUGH: every read and write through the daemon,
+// as scripts/bench-fs.sh's loopback-nopt).
+func loopbackWith(t testing.TB, orig string, disabled uint64) string {
+	t.Helper()
 	testfuse.Require(t)
 	mnt := t.TempDir()
 	root, err := fs.NewLoopbackRoot(orig)
@@ -55,6 +63,8 @@ func loopbackOver(t testing.TB, orig string) string {
 			FsName:      orig,
 			Name:        "loopback",
 			Debug:       os.Getenv("MNEMOFS_FUSE_DEBUG") != "",
+
+			DisabledCapabilities: disabled,
 		},
 	})
 	if err != nil {

@@ -196,7 +196,7 @@ func (s *Store) beforeOverwrite(f *openFile, off, size uint64) error {
 		s.markLive(f, sess)
 		return nil
 	}
-	if off < f.committedSize && !f.blobNew {
+	if off < f.committedSize && !f.blobNew && !s.overwriteInPlace(f) {
 		return s.cowBlob(f, size)
 	}
 	return nil

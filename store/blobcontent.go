@@ -131,7 +131,7 @@ func (s *Store) writeBlob(f *openFile, i *Inode, data []byte, off, size uint64) 
 	}
 	if sess := f.sess.Load(); sess != nil && off < f.committedSize {
 		sess.appends = false
-	} else if off < f.committedSize && !f.blobNew {
+	} else if off < f.committedSize && !f.blobNew && !s.overwriteInPlace(f) {
 		if err := s.cowBlob(f, size); err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (s *Store) truncateBlob(f *openFile, i *Inode, size, old uint64) error {
 	if sess := f.sess.Load(); sess != nil {
 		// The kernel writes this blob: change it in place (live mark).
 		sess.appends = sess.appends && size >= f.committedSize
-	} else if size < f.committedSize && !f.blobNew {
+	} else if size < f.committedSize && !f.blobNew && !s.overwriteInPlace(f) {
 		if err := s.cowBlob(f, min(size, old)); err != nil {
 			return err
 		}

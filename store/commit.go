@@ -241,11 +241,17 @@ func (s *Store) planCommit(f *openFile) (commitPlan, error) {
 	// keep it, and do not read the file back to parse it.
 	p.keepMeta = f.appendOnly && f.committedSize > 0 && (f.settled || !memory.HasMetadata(p.name))
 	p.sess = f.sess.Load()
-	if p.sess == nil || p.size <= ptHashInline || f.appendOnly {
+	sequential := f.hash != nil && f.hashPos == p.size
+	switch {
+	case p.sess != nil && p.size > ptHashInline && !f.appendOnly:
+		// Hashed when the passthrough session is settled.
+	case f.inPlace && p.size > ptHashInline && !sequential:
+		// Hashed when the inode is settled (inplace.go).
+	default:
 		if p.sum, p.state, p.head, err = s.digest(f, p.size, p.name, p.keepMeta); err != nil {
 			return p, err
 		}
-	} // else hashed when the passthrough session is settled
+	}
 	if isLogName(p.name) {
 		// What its lines name (loglines.go): from where the last scan
 		// ended when this is an append, else from the start.
@@ -290,6 +296,12 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 		w.base = &f.committedSize
 	}
 	changed := rec.SHA256 != p.sum || p.sum == "" // "": too large to hash, so assume so
+	if f.rehash && rec.SHA256 == "" && p.sum != "" {
+		// The hash a commit left for later (settle): the content is the
+		// one that commit made its version of.
+		changed = false
+		rec.SHA256 = p.sum
+	}
 	if changed {
 		// The content it replaces, when the policy keeps versions.
 		if w.version, w.keep, err = s.keepVersion(f, i, &w.prevRec); err != nil {

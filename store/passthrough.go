@@ -354,6 +354,8 @@ func (s *Store) runDue(now time.Time) {
 			s.endLingering(d.ino, ptLinger)
 		case dueCommit:
 			s.commitDeferred(d.ino)
+		case dueSettle:
+			s.settleInPlace(d.ino, now)
 		}
 		// A tick may end hundreds (a burst of new files): let waiting
 		// FUSE requests run between them, as maintenance does.

@@ -234,6 +234,7 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	if errors.Is(err, syscall.ENOENT) {
 		s.unlock()
 		if marked {
+			s.settledInPlace(ino)
 			return s.kvDelete(backend.LiveKey(ino))
 		}
 		return nil
@@ -261,7 +262,7 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	}
 	if recheck || (rec.SHA256 == "" && size <= HashMax) {
 		// Hash (and parse) the committed content, as fsck's repair does.
-		f := &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, modified: true}
+		f := &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, modified: true, rehash: !recheck}
 		if err := s.commit(f); err != nil {
 			return err
 		}
@@ -315,6 +316,9 @@ func (s *Store) foldIntoKV(ino uint64, marked bool) error {
 		}
 		return nil
 	}, snap)
+	if err == nil && marked {
+		s.settledInPlace(ino)
+	}
 	if err != nil || !move {
 		return err
 	}

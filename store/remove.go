@@ -214,6 +214,7 @@ func (s *Store) purge(ino uint64) error {
 	s.tails.Forget(ino)
 	s.recs.Forget(ino)
 	delete(s.tmpfiles, ino)
+	s.settledInPlace(ino)
 	if s.blobs != nil {
 		s.blobs.RetireAll(ino)
 	}

@@ -44,6 +44,10 @@ type Store struct {
 	// tmpfiles are the unnamed files CreateTemp made that Link may still
 	// name (mu; tmpfile.go).
 	tmpfiles map[uint64]bool
+	// unsettled are the inodes rewritten in place whose live mark is
+	// set, with when their last handle went (zero: open); filesMu
+	// (inplace.go).
+	unsettled map[uint64]time.Time
 	// loading: a Bulk's load is open (bulkload.go), during which the KV
 	// takes no other write: the flusher's chores wait.
 	loading atomic.Bool
@@ -234,6 +238,7 @@ func (s *Store) Close() error {
 		s.stopWatch()
 	}
 	s.endSessions(0)
+	s.settleAllInPlace()
 	s.filesMu.Lock()
 	var open []*openFile
 	for _, w := range s.writes {

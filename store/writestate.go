@@ -159,6 +159,7 @@ type dueKind uint8
 const (
 	dueEnd    dueKind = iota + 1 // a lingering session ends
 	dueCommit                    // a deferred commit is made
+	dueSettle                    // an inode rewritten in place is settled (inplace.go)
 )
 
 type dueItem struct {
