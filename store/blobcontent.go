@@ -66,9 +66,15 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 		// blob).
 		i = cur
 	}
+	// Held until the open state goes (Release, endSession): bounded
+	// (blobfs/held.go).
+	if err := s.blobs.Hold(); err != nil {
+		return err
+	}
 	if gen := s.blobGenOf(i); gen != 0 {
 		bf, err := s.blobs.Open(f.ino, gen)
 		if err != nil {
+			s.blobs.Unhold()
 			return err
 		}
 		f.blob, f.blobGen = bf, gen
@@ -77,6 +83,7 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 	gen := s.blobs.NextGen(f.ino, 0)
 	bf, err := s.blobs.Create(f.ino, gen)
 	if err != nil {
+		s.blobs.Unhold()
 		return err
 	}
 	buf := make([]byte, min(size, 1<<20))
@@ -90,6 +97,7 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 		}
 		if err != nil {
 			bf.Close()
+			s.blobs.Unhold()
 			s.blobs.RemoveGen(f.ino, gen)
 			return err
 		}

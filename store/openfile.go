@@ -202,6 +202,7 @@ func (s *Store) Release(ino uint64) error {
 			if f.blob != nil {
 				f.blob.Close()
 				f.blob = nil
+				s.blobs.Unhold()
 			}
 		}
 	}

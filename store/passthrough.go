@@ -150,23 +150,29 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 	sess := &ptSession{}
 	switch kind {
 	case PTRead:
+		if s.blobs.HoldSpare() != nil {
+			return nil // the daemon carries the data (blobfs/held.go)
+		}
 		bf := s.ptReadable(ino, gen, size)
 		if bf == nil {
+			s.blobs.Unhold()
 			return nil
 		}
 		f.blob, f.blobGen, f.blobNew = bf, gen, false
 		sess.appends = true // no handle writes below the end (yet)
 	case PTAppend:
-		if gen == 0 {
+		if gen == 0 || s.blobs.HoldSpare() != nil {
 			return nil
 		}
 		bf, err := s.blobs.Open(ino, gen)
 		if err != nil {
+			s.blobs.Unhold()
 			return nil
 		}
 		// Bytes past the committed size are not part of the file.
 		if st, err := stampOf(bf); err != nil || (uint64(st.size) > size && bf.Truncate(int64(size)) != nil) {
 			bf.Close()
+			s.blobs.Unhold()
 			return nil
 		}
 		f.blob, f.blobGen, f.blobNew = bf, gen, false

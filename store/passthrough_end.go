@@ -106,6 +106,7 @@ func (s *Store) endSession(f *openFile) error {
 		s.blobs.GiveTemp(f.blob) // the kernel let go of it ptLinger ago
 	} else if f.blob != nil {
 		f.blob.Close()
+		s.blobs.Unhold()
 	}
 	f.blob = nil
 	f.sess.Store(nil)

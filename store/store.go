@@ -175,6 +175,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	}
 	if o.BlobDir != "" {
 		s.blobs = blobfs.New(o.BlobDir)
+		s.blobs.SetHeldMax(heldMax())
 	}
 	s.hot = newHot(o.CacheBytes)
 	if o.SpaceDir != "" {

@@ -58,24 +58,36 @@ type Dir struct {
 	// (durable.go).
 	dirty   map[ID]bool
 	barrier sync.RWMutex
+	// held counts the descriptors kept open past a request, the spare
+	// temps among them; heldMax bounds it (held.go). Guarded by mu.
+	held, heldMax int
 }
 
 const tempsMax = 1024
 
-// takeTemp returns an empty unnamed file.
+// TakeTemp returns an empty unnamed file, a held descriptor (held.go):
+// given back with GiveTemp.
 func (b *Dir) TakeTemp() (*os.File, error) {
 	b.mu.Lock()
 	if n := len(b.temps); n > 0 {
 		f := b.temps[n-1]
 		b.temps = b.temps[:n-1]
 		b.mu.Unlock()
-		return f, nil
+		return f, nil // held already
 	}
 	b.mu.Unlock()
-	return b.createTemp()
+	if err := b.HoldSpare(); err != nil {
+		return nil, err
+	}
+	f, err := b.createTemp()
+	if err != nil {
+		b.Unhold()
+	}
+	return f, err
 }
 
-// giveTemp takes back an unnamed file no one uses any more.
+// GiveTemp takes back an unnamed file no one uses any more, and its
+// held descriptor.
 func (b *Dir) GiveTemp(f *os.File) {
 	if emptyTemp(f) == nil {
 		b.mu.Lock()
@@ -87,6 +99,7 @@ func (b *Dir) GiveTemp(f *os.File) {
 	}
 	if f != nil {
 		f.Close()
+		b.Unhold()
 	}
 }
 
@@ -112,6 +125,7 @@ func (b *Dir) CloseTemps() {
 	defer b.mu.Unlock()
 	for _, f := range b.temps {
 		f.Close()
+		b.held--
 	}
 	b.temps = nil
 }
