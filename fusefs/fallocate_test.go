@@ -116,7 +116,8 @@ func TestFallocate(t *testing.T) {
 func TestFallocateSpace(t *testing.T) {
 	t.Parallel()
 	needLocalFiles(t)
-	tf := testMount(t)
+	data := t.TempDir()
+	tf := mountAt(t, data, store.Options{ScratchAge: -1, SpaceDir: data}) // the free-space guard, as the binary's
 	p := tf.path("working/big")
 	must(t, os.WriteFile(p, nil, 0o644))
 	must(t, fallocateAt(p, 0, 0, 64<<20))

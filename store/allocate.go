@@ -89,6 +89,9 @@ func (s *Store) useBlobFor(f *openFile, i *Inode, end uint64) bool {
 func (s *Store) reserve(f *openFile, i *Inode, off, length uint64, mode uint32, size uint64) error {
 	end := off + length
 	if s.useBlobFor(f, i, end) {
+		if err := s.fitsOnDisk(length); err != nil {
+			return err
+		}
 		if err := s.useBlob(f, i, size); err != nil {
 			return err
 		}
@@ -198,6 +201,22 @@ func (s *Store) beforeOverwrite(f *openFile, off, size uint64) error {
 	}
 	if off < f.committedSize && !f.blobNew && !s.overwriteInPlace(f) {
 		return s.cowBlob(f, size)
+	}
+	return nil
+}
+
+// fitsOnDisk returns ENOSPC when n bytes are more than the blob
+// directory's disk has free: a filesystem allocates what it can of a
+// reservation too large before it fails, filling the disk for everyone
+// meanwhile. (The free-space guard, when the store has one, refused it
+// already: this is for a store opened without, as in tests.)
+func (s *Store) fitsOnDisk(n uint64) error {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(s.opts.BlobDir, &st); err != nil {
+		return nil // cannot tell: the disk says
+	}
+	if free := st.Bavail * uint64(st.Bsize); n > free {
+		return syscall.ENOSPC
 	}
 	return nil
 }
