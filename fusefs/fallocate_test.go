@@ -83,7 +83,7 @@ func TestFallocate(t *testing.T) {
 				if b, err := os.ReadFile(p); err != nil || !bytes.Equal(b, want) {
 					t.Errorf("%d: content differs (%d bytes read, %d wanted, %v)", n, len(b), len(want), err)
 				}
-				if n > 1<<16 {
+				if n > 1<<16 && !(s.tf != nil && onEtcd()) { // (a shared store's content has no holes)
 					if h, err := seekData(t, p, 0, unix.SEEK_HOLE); err != nil || h != off {
 						t.Errorf("SEEK_HOLE from 0: %d, %v; want %d", h, err, off)
 					}

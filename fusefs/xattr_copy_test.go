@@ -154,3 +154,21 @@ func TestXattrCopyRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestXattrWhileWriting: setting an xattr on a file being written keeps
+// what was written (tar and cp -a set them before the close).
+func TestXattrWhileWriting(t *testing.T) {
+	t.Parallel()
+	tf := testMount(t)
+	p := tf.path("working/a.md")
+	f, err := os.Create(p)
+	must(t, err)
+	_, err = f.Write([]byte("alpha\n"))
+	must(t, err)
+	must(t, unix.Fsetxattr(int(f.Fd()), "user.color", []byte("x"), 0))
+	must(t, f.Chmod(0o600))
+	must(t, f.Close())
+	if got := read(t, p); got != "alpha\n" {
+		t.Errorf("reads %q", got)
+	}
+}

@@ -292,7 +292,7 @@ func (a *Inode) takeMeta(b *Inode) {
 
 // checkedInode is the inode i as a shared store's update writes it: it
 // fails if the stored one changed since i was copied, and keeps the stored
-// content pointers.
+// content pointers and size.
 func (c *checkedTxn) checkedInode(i *Inode) (*Inode, error) {
 	if i.base == nil {
 		return i, nil
@@ -306,6 +306,13 @@ func (c *checkedTxn) checkedInode(i *Inode) (*Inode, error) {
 	}
 	w := i.clone()
 	w.Content, w.Blob = stored.Content, stored.Blob
+	if w.IsReg() {
+		// The cached size of a file being written is ahead of the store
+		// until the commit: a change of its name, mode or xattrs while
+		// it is open must not store that size (the commit would take the
+		// file for another host's longer version, and append to it).
+		w.Size = stored.Size
+	}
 	return w, nil
 }
 
