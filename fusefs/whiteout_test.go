@@ -61,3 +61,56 @@ func TestRenameWhiteout(t *testing.T) {
 		})
 	}
 }
+
+// TestOverlayUpper: overlayfs takes a directory of the mount as its upper
+// layer (-o userxattr: its attributes as user.overlay.*), as it takes one
+// on the loopback: files written go up, a lower file removed leaves a
+// whiteout there, and the merged view shows what it should.
+func TestOverlayUpper(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting an overlay needs root")
+	}
+	for _, s := range sides(t) {
+		t.Run(s.name, func(t *testing.T) {
+			lower, merged := t.TempDir(), t.TempDir()
+			must(t, os.WriteFile(filepath.Join(lower, "l.txt"), []byte("lower\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(lower, "keep.txt"), []byte("keep\n"), 0o644))
+			up, work := filepath.Join(s.dir, "up"), filepath.Join(s.dir, "work")
+			must(t, os.Mkdir(up, 0o755))
+			must(t, os.Mkdir(work, 0o755))
+			opts := "lowerdir=" + lower + ",upperdir=" + up + ",workdir=" + work + ",userxattr"
+			if err := unix.Mount("overlay", merged, "overlay", 0, opts); err != nil {
+				t.Skipf("no overlayfs here: %v", err)
+			}
+			defer unix.Unmount(merged, unix.MNT_DETACH)
+			must(t, os.WriteFile(filepath.Join(merged, "n.txt"), []byte("new\n"), 0o644))
+			must(t, os.Remove(filepath.Join(merged, "l.txt")))
+			// A copy-up: overlayfs makes it with O_TMPFILE and linkat,
+			// which go-fuse's loopback cannot name (TestTmpfile).
+			if err := os.WriteFile(filepath.Join(merged, "keep.txt"), []byte("changed\n"), 0o644); err != nil {
+				if s.tf == nil {
+					t.Skipf("loopback: copy-up: %v (its limit)", err)
+				}
+				t.Fatalf("copy-up: %v", err)
+			}
+			ents, err := os.ReadDir(merged)
+			must(t, err)
+			names := ""
+			for _, e := range ents {
+				names += e.Name() + " "
+			}
+			if names != "keep.txt n.txt " {
+				t.Errorf("merged lists %q", names)
+			}
+			if got := read(t, filepath.Join(up, "keep.txt")); got != "changed\n" {
+				t.Errorf("upper keep.txt: %q", got)
+			}
+			var st syscall.Stat_t
+			must(t, syscall.Lstat(filepath.Join(up, "l.txt"), &st))
+			if st.Mode&syscall.S_IFMT != syscall.S_IFCHR || st.Rdev != 0 {
+				t.Errorf("upper l.txt: mode %o rdev %d, want a whiteout", st.Mode, st.Rdev)
+			}
+		})
+	}
+}
