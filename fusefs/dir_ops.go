@@ -8,6 +8,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -89,9 +90,20 @@ func (d *dirNode) Link(ctx context.Context, target fs.InodeEmbedder, name string
 	if !ok {
 		return nil, syscall.EXDEV
 	}
+	unnamed := false
+	if a, err := d.fsys.st.Attr(src); err == nil {
+		unnamed = len(a.Links) == 0 // an O_TMPFILE file (tmpfile.go)
+	}
 	i, err := d.fsys.st.Link(src, d.ino, name)
 	if err != nil {
 		return nil, errno(err)
+	}
+	if unnamed {
+		// Named at last: what was written to it is committed now, as
+		// under its name (a commit of an unnamed file keeps it pending).
+		if err := d.fsys.st.Flush(src); err != nil {
+			return nil, errno(err)
+		}
 	}
 	return d.fsys.newNode(ctx, d.EmbeddedInode(), &i, out), 0
 }
@@ -132,7 +144,28 @@ func (d *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmb
 			return syscall.EROFS // into a generated tree
 		}
 	}
+	if flags&unix.RENAME_EXCHANGE == 0 {
+		// A directory renamed over goes as an rmdir would: a descriptor
+		// still open on it gets its last attributes.
+		defer dst.replaced(newName)()
+	}
+	if flags&unix.RENAME_WHITEOUT != 0 {
+		return errno(d.fsys.st.RenameWhiteout(d.ino, name, dst.ino, newName, flags&^unix.RENAME_WHITEOUT, owner(ctx)))
+	}
 	return errno(d.fsys.st.Rename(d.ino, name, dst.ino, newName, flags))
+}
+
+// replaced returns what to do once name in d has been renamed over:
+// keep the attributes of the directory it named (dirNode.removed).
+func (d *dirNode) replaced(name string) func() {
+	if ch := d.GetChild(name); ch != nil {
+		if sub, ok := ch.Operations().(*dirNode); ok {
+			if last, err := d.fsys.st.Attr(sub.ino); err == nil {
+				return func() { sub.removed(&last) }
+			}
+		}
+	}
+	return func() {}
 }
 
 // realIno returns the store inode number of a real node.

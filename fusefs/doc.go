@@ -57,7 +57,9 @@
 // walk stopped that way ends the request with EINTR (errno), so a reader
 // can always be killed.
 //
-// Inode numbers: real nodes use the store's permanent inode number.
-// Generated nodes use numbers with the top bit set (synthIno), which the
-// store never allocates.
+// Inode numbers: real nodes use the store's permanent inode number, as
+// their FUSE node id too, so that file handles survive remounts
+// (export.go). Generated nodes use numbers with the top bit set
+// (synthIno), which the store never allocates. Modes are shown as kept,
+// 000 included (go-fuse's NullPermissions).
 package fusefs

@@ -58,6 +58,12 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 func (f *fileNode) open(ctx context.Context, flags uint32, kind store.PTKind) (fs.FileHandle, uint32, syscall.Errno) {
 	f.seen()
 	acc := flags & syscall.O_ACCMODE
+	if acc != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+		// chattr +i, or +a and not O_APPEND: refused as on a disk.
+		if err := f.fsys.st.MayOpen(f.ino, flags&syscall.O_APPEND != 0 && flags&syscall.O_TRUNC == 0); err != nil {
+			return nil, 0, errno(err)
+		}
+	}
 	if err := f.fsys.st.Open(f.ino, acc != syscall.O_WRONLY); err != nil {
 		return nil, 0, errno(err)
 	}
@@ -123,39 +129,17 @@ func (h *fileHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Err
 }
 
 func (h *fileHandle) Allocate(ctx context.Context, off uint64, size uint64, mode uint32) syscall.Errno {
-	const keepSize = 1 // FALLOC_FL_KEEP_SIZE
-	switch mode {
-	case keepSize:
-		return 0 // nothing is preallocated, so there is nothing to do
-	case 0:
-	default:
-		return syscall.EOPNOTSUPP // no hole punching, zeroing or collapsing
+	if h.n.fsys.readOnly {
+		return syscall.EROFS
 	}
-	i, err := h.n.fsys.st.Attr(h.n.ino)
-	if err != nil {
-		return errno(err)
-	}
-	if end := off + size; end > i.Size {
-		_, err = h.n.fsys.st.SetAttr(h.n.ino, sizeChange(end))
-	}
-	return errno(err)
+	return errno(h.n.fsys.st.Allocate(h.n.ino, off, size, mode))
 }
 
 func (h *fileHandle) Lseek(ctx context.Context, off uint64, whence uint32) (uint64, syscall.Errno) {
-	i, err := h.n.fsys.st.Attr(h.n.ino)
-	if err != nil {
-		return 0, errno(err)
-	}
-	// No holes are tracked: all data is data, the only hole is at EOF.
 	const seekData, seekHole = 3, 4
-	if off >= i.Size {
-		return 0, syscall.ENXIO
+	if whence != seekData && whence != seekHole {
+		return 0, syscall.EINVAL // the kernel answers the others itself
 	}
-	switch whence {
-	case seekData:
-		return off, 0
-	case seekHole:
-		return i.Size, 0
-	}
-	return 0, syscall.EINVAL
+	r, err := h.n.fsys.st.SeekData(h.n.ino, off, whence == seekHole)
+	return r, errno(err)
 }

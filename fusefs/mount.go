@@ -88,6 +88,9 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 			// locks are exact. On a shared store (etcd) they are per
 			// host, as the README says.
 			EnableLocks: false,
+			// File handles that outlive the kernel's inode: it may ask
+			// for a node by its id alone (export.go).
+			ExtraCapabilities: fuse.CAP_EXPORT_SUPPORT,
 			// The page cache is kept right explicitly: every change
 			// through the kernel updates it, the store announces its
 			// own (notify.go), and a passthrough session ends with a
@@ -100,6 +103,13 @@ func Mount(mountpoint string, st *store.Store, n *Notifier, cfg Config) (*Server
 			Logger:                   cfg.Logger,
 		},
 		Logger: cfg.Logger,
+		// Modes as the store keeps them: go-fuse would otherwise show a
+		// mode with no permission bits (chmod 000) as 0644 or 0755.
+		NullPermissions: true,
+		// A real node's id is its store inode number, so that file
+		// handles (name_to_handle_at, NFS) stay valid across remounts
+		// (export.go).
+		ExternalNodeID: true,
 		// The root keeps the store's inode number, as every other node.
 		RootStableAttr: &fs.StableAttr{Ino: store.RootIno, Mode: syscall.S_IFDIR},
 	}

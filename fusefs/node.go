@@ -59,6 +59,10 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	if sz, ok := in.GetSize(); ok {
 		c.Size = &sz
 	}
+	// utimes with no times: allowed on an append-only file.
+	c.Now = in.Valid&(fuse.FATTR_ATIME|fuse.FATTR_MTIME) != 0 &&
+		in.Valid&(fuse.FATTR_ATIME|fuse.FATTR_ATIME_NOW) != fuse.FATTR_ATIME &&
+		in.Valid&(fuse.FATTR_MTIME|fuse.FATTR_MTIME_NOW) != fuse.FATTR_MTIME
 	for _, x := range []struct {
 		get func() (time.Time, bool)
 		to  **int64
@@ -107,26 +111,6 @@ func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
 	return errno(n.fsys.st.RemoveXattr(n.ino, attr))
 }
 
-func (n *node) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	names, err := n.fsys.st.ListXattr(n.ino)
-	if err != nil {
-		return 0, errno(err)
-	}
-	size := 0
-	for _, s := range names {
-		size += len(s) + 1
-	}
-	if len(dest) < size {
-		return uint32(size), syscall.ERANGE
-	}
-	b := dest[:0]
-	for _, s := range names {
-		b = append(b, s...)
-		b = append(b, 0)
-	}
-	return uint32(size), 0
-}
-
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	var st syscall.Statfs_t
 	if n.fsys.dataDir == "" || syscall.Statfs(n.fsys.dataDir, &st) != nil {
@@ -135,6 +119,11 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	}
 	out.FromStatfsT(&st)
 	out.NameLen = store.NameMax
+	// What the store keeps free for its own logs is not available to
+	// files (store.Reserve): a write, or a reservation, past it is ENOSPC.
+	keep := uint64(store.Reserve(int64(st.Blocks)*st.Bsize)) / uint64(max(st.Bsize, 1))
+	out.Bavail -= min(out.Bavail, keep)
+	out.Bfree -= min(out.Bfree, keep)
 	return 0
 }
 

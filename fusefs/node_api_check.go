@@ -14,6 +14,9 @@ var (
 	_ = (fs.NodeListxattrer)((*node)(nil))
 	_ = (fs.NodeStatfser)((*node)(nil))
 	_ = (fs.NodeOnForgetter)((*node)(nil))
+	_ = (fs.NodeStatxer)((*node)(nil))
+	_ = (fs.NodeIoctler)((*node)(nil))
+	_ = (fs.NodeStatxer)((*dirNode)(nil))
 
 	_ = (fs.NodeLookuper)((*dirNode)(nil))
 	_ = (fs.NodeReaddirer)((*dirNode)(nil))
@@ -26,12 +29,15 @@ var (
 	_ = (fs.NodeRmdirer)((*dirNode)(nil))
 	_ = (fs.NodeRenamer)((*dirNode)(nil))
 	_ = (fs.NodeFsyncer)((*dirNode)(nil))
+	_ = (fs.NodeTmpfiler)((*dirNode)(nil))
 
 	_ = (fs.NodeLookuper)((*rootNode)(nil))
 	_ = (fs.NodeReaddirer)((*rootNode)(nil))
 	_ = (fs.NodeUnlinker)((*rootNode)(nil))
 	_ = (fs.NodeRmdirer)((*rootNode)(nil))
 	_ = (fs.NodeRenamer)((*rootNode)(nil))
+	_ = (fs.NodeLookupNoder)((*rootNode)(nil))
+	_ = (fs.NodeLookupParenter)((*dirNode)(nil))
 
 	_ = (fs.NodeOpener)((*fileNode)(nil))
 	_ = (fs.FileReader)((*fileHandle)(nil))

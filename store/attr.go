@@ -10,6 +10,9 @@ type AttrChange struct {
 	Uid, Gid     *uint32
 	Size         *uint64
 	Atime, Mtime *int64 // unix ns
+	// Now: the times given are the current time (utimes with none),
+	// which an append-only file allows.
+	Now bool
 }
 
 // SetAttr applies c to ino and returns the new attributes.
@@ -19,6 +22,10 @@ func (s *Store) SetAttr(ino uint64, c AttrChange) (Inode, error) {
 
 // setAttrOnce is SetAttr, once (again: stale.go).
 func (s *Store) setAttrOnce(ino uint64, c AttrChange) (Inode, error) {
+	if f := s.flagsOf(ino); f&FlagImmutable != 0 && (c.Size != nil || c.Mode != nil || c.Uid != nil || c.Gid != nil || c.Atime != nil || c.Mtime != nil) ||
+		f&FlagAppend != 0 && (c.Size != nil || c.Mode != nil || c.Uid != nil || c.Gid != nil || (c.Atime != nil || c.Mtime != nil) && !c.Now) {
+		return Inode{}, syscall.EPERM
+	}
 	if c.Size != nil {
 		// Through Truncate, which holds a handle while it works: the open
 		// state of a file whose last handle is being released must not
@@ -72,4 +79,17 @@ func (s *Store) setAttrOnce(ino uint64, c AttrChange) (Inode, error) {
 		return Inode{}, err
 	}
 	return *i.clone(), nil
+}
+
+// Birth returns when the node i was created, in unix ns: for a memory,
+// its created time (the front matter's `created`, or the inode's birth,
+// which a save carries on), as user.mnemofs.created shows it.
+func (s *Store) Birth(i *Inode) int64 {
+	if !i.IsReg() {
+		return i.Btime
+	}
+	if r, err := s.record(i.Ino); err == nil && r.Meta.Created != nil {
+		return r.Meta.Created.UnixNano()
+	}
+	return i.Btime
 }

@@ -27,7 +27,7 @@ import (
 // No blob file is deleted while Dump runs.
 func (s *Store) Dump(key func(k, v []byte) error, blob func(ino, gen uint64, size int64, f *os.File) error) error {
 	if s.blobs != nil {
-		defer s.blobs.Hold()() // before the snapshot: nothing it points at goes
+		defer s.blobs.Keep()() // before the snapshot: nothing it points at goes
 	}
 	type ref struct{ ino, gen, size uint64 }
 	var refs []ref

@@ -114,3 +114,41 @@ func TestFormatChecked(t *testing.T) {
 	}
 	must(t, kv.Close())
 }
+
+// TestDumpKeepsLargeFilesAsTheyWere: a large file that keeps no versions
+// is normally changed in place (inplace.go); while a dump reads the
+// generations its snapshot points at, a change goes to a copy instead,
+// so the dump reads the file as it was at its snapshot.
+func TestDumpKeepsLargeFilesAsTheyWere(t *testing.T) {
+	t.Parallel()
+	s, kv := openBlobStore(t, t.TempDir())
+	defer kv.Close()
+	defer s.Close()
+	w, err := s.Lookup(RootIno, "working")
+	must(t, err)
+	before := pattern(inPlaceMin+(64<<10), 3)
+	ino := writeFile(t, s, w.Ino, "big.bin", before)
+	var got []byte
+	first := true
+	must(t, s.Dump(func(k, v []byte) error {
+		if first {
+			first = false
+			must(t, s.Open(ino, false))
+			_, err := s.WriteAt(ino, []byte("CHANGED"), 4096)
+			must(t, err)
+			must(t, s.Release(ino))
+		}
+		return nil
+	}, func(bino, gen uint64, size int64, f *os.File) error {
+		if bino == ino {
+			got, err = io.ReadAll(io.LimitReader(f, size))
+		}
+		return err
+	}))
+	if !bytes.Equal(got, before) {
+		t.Fatalf("the dump read %d bytes of big.bin, not as they were at its snapshot (changed in place meanwhile?)", len(got))
+	}
+	if now := readAll(t, s, ino); !bytes.Equal(now[4096:4103], []byte("CHANGED")) {
+		t.Fatalf("the change made during the dump is lost: %q", now[4096:4103])
+	}
+}

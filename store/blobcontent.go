@@ -66,9 +66,15 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 		// blob).
 		i = cur
 	}
+	// Held until the open state goes (Release, endSession): bounded
+	// (blobfs/held.go).
+	if err := s.blobs.Hold(); err != nil {
+		return err
+	}
 	if gen := s.blobGenOf(i); gen != 0 {
 		bf, err := s.blobs.Open(f.ino, gen)
 		if err != nil {
+			s.blobs.Unhold()
 			return err
 		}
 		f.blob, f.blobGen = bf, gen
@@ -77,6 +83,7 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 	gen := s.blobs.NextGen(f.ino, 0)
 	bf, err := s.blobs.Create(f.ino, gen)
 	if err != nil {
+		s.blobs.Unhold()
 		return err
 	}
 	buf := make([]byte, min(size, 1<<20))
@@ -90,6 +97,7 @@ func (s *Store) useBlob(f *openFile, i *Inode, size uint64) error {
 		}
 		if err != nil {
 			bf.Close()
+			s.blobs.Unhold()
 			s.blobs.RemoveGen(f.ino, gen)
 			return err
 		}
@@ -131,7 +139,7 @@ func (s *Store) writeBlob(f *openFile, i *Inode, data []byte, off, size uint64) 
 	}
 	if sess := f.sess.Load(); sess != nil && off < f.committedSize {
 		sess.appends = false
-	} else if off < f.committedSize && !f.blobNew {
+	} else if off < f.committedSize && !f.blobNew && !s.overwriteInPlace(f) {
 		if err := s.cowBlob(f, size); err != nil {
 			return err
 		}
@@ -148,7 +156,7 @@ func (s *Store) truncateBlob(f *openFile, i *Inode, size, old uint64) error {
 	if sess := f.sess.Load(); sess != nil {
 		// The kernel writes this blob: change it in place (live mark).
 		sess.appends = sess.appends && size >= f.committedSize
-	} else if size < f.committedSize && !f.blobNew {
+	} else if size < f.committedSize && !f.blobNew && !s.overwriteInPlace(f) {
 		if err := s.cowBlob(f, min(size, old)); err != nil {
 			return err
 		}

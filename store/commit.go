@@ -85,6 +85,7 @@ type commitPlan struct {
 	from      uint64 // an append: nothing before this changed
 	sess      *ptSession
 	unlinked  bool // nothing to keep
+	orphan    bool // unlinked, the inode still there
 	unchanged bool // nothing to commit
 }
 
@@ -178,6 +179,12 @@ func (s *Store) commitLocked(f *openFile) (ev []Change, err error) {
 		return nil, err
 	}
 	if p.unlinked {
+		if p.orphan && s.stillOpen(f) {
+			// Unlinked, or never named (O_TMPFILE), and still open: what
+			// it holds stays readable through its handles, and is
+			// committed if a link names it (tmpfile.go).
+			return nil, nil
+		}
 		f.modified, f.dirty, f.dirtyBytes = false, nil, 0
 		s.endStage(f, true)
 		return nil, nil
@@ -227,7 +234,7 @@ func (s *Store) planCommit(f *openFile) (commitPlan, error) {
 	if errors.Is(err, syscall.ENOENT) || (err == nil && len(i.Links) == 0) {
 		// Removed (a deferred commit of a file unlinked after its last
 		// close finds it gone): nothing to keep.
-		return commitPlan{unlinked: true}, nil
+		return commitPlan{unlinked: true, orphan: err == nil}, nil
 	}
 	if err != nil {
 		return commitPlan{}, err
@@ -240,11 +247,17 @@ func (s *Store) planCommit(f *openFile) (commitPlan, error) {
 	// keep it, and do not read the file back to parse it.
 	p.keepMeta = f.appendOnly && f.committedSize > 0 && (f.settled || !memory.HasMetadata(p.name))
 	p.sess = f.sess.Load()
-	if p.sess == nil || p.size <= ptHashInline || f.appendOnly {
+	sequential := f.hash != nil && f.hashPos == p.size
+	switch {
+	case p.sess != nil && p.size > ptHashInline && !f.appendOnly:
+		// Hashed when the passthrough session is settled.
+	case f.inPlace && p.size > ptHashInline && !sequential:
+		// Hashed when the inode is settled (inplace.go).
+	default:
 		if p.sum, p.state, p.head, err = s.digest(f, p.size, p.name, p.keepMeta); err != nil {
 			return p, err
 		}
-	} // else hashed when the passthrough session is settled
+	}
 	if isLogName(p.name) {
 		// What its lines name (loglines.go): from where the last scan
 		// ended when this is an append, else from the start.
@@ -292,6 +305,11 @@ func (s *Store) prepareWrite(f *openFile, p *commitPlan) (*commitWrite, error) {
 	if rec.SavedOver != "" && unsave(rec, p.sum) {
 		// A save wrote back what it replaced: the version it kept goes.
 		w.unsaved, changed = true, false
+		rec.SHA256 = p.sum
+	} else if f.rehash && rec.SHA256 == "" && p.sum != "" {
+		// The hash a commit left for later (settle): the content is the
+		// one that commit made its version of.
+		changed = false
 		rec.SHA256 = p.sum
 	}
 	if changed {

@@ -189,6 +189,9 @@ func (s *Store) write(ino uint64, data []byte, off int64, atEnd bool) (int, erro
 	if off < 0 {
 		return 0, syscall.EINVAL
 	}
+	if err := s.mayWrite(ino, atEnd); err != nil {
+		return 0, err // immutable, or append-only (chattr; flags.go)
+	}
 	if err := s.unpack(ino); err != nil {
 		return 0, err
 	}

@@ -14,7 +14,8 @@
 //   - Content up to one chunk (ChunkSize) lives in the KV; a file that
 //     grows past it moves to a blob file beside the KV (internal/blobfs: one file
 //     per inode and generation, appends in place past the committed size,
-//     copy on write for anything else, never for an encrypted store). KV
+//     copy on write for anything else but the rewrite of a large file that
+//     keeps no versions (inplace.go), never for an encrypted store). KV
 //     writes go to a per-inode open state (dirty chunks, shared by every
 //     handle of that inode) and are committed on Flush (close) or Fsync;
 //     when the dirty set grows large, full chunks are written ahead
@@ -67,7 +68,13 @@
 //   - Removing a memory moves it to archive/trash/; scratch files (editor
 //     swap and backup files, *.tmp, files that lived only seconds) are
 //     really deleted. Files unlinked while open are orphans until the last
-//     close.
+//     close; so are unnamed files (O_TMPFILE, tmpfile.go) until a link
+//     names them.
+//   - The inode flags chattr sets (immutable, append-only: flags.go) are
+//     enforced here, for every caller; fallocate (allocate.go) reserves,
+//     punches and zeroes through the same content paths as writes.
+//   - The descriptors kept open for callers' files are bounded
+//     (internal/blobfs/held.go), so that the KV always has its own.
 //
 // Errors: POSIX conditions are returned as syscall.Errno values; backend
 // failures are wrapped backend errors.

@@ -34,6 +34,7 @@ type Inode struct {
 	Xattrs                     uint32 // number of user xattrs
 	Pack, PackOff              uint64 // archived small files: the pack holding the content, and where (pack.go); 0: not packed
 	Content                    uint64 // regular files: the id whose chunk keys hold the content, set by a staged rewrite (stage.go); 0: Ino
+	Flags                      uint32 // FlagImmutable, FlagAppend (chattr; flags.go)
 
 	// legacy: decoded from a record without Blob and Xattrs (written
 	// before they existed), so Xattrs is unknown.
@@ -107,15 +108,19 @@ func (i *Inode) encode() []byte {
 	// Trailing fields added later: records written before them end here.
 	b = binary.AppendUvarint(b, i.Blob)
 	b = binary.AppendUvarint(b, uint64(i.Xattrs))
-	if i.Pack == 0 && i.Content == 0 {
+	if i.Pack == 0 && i.Content == 0 && i.Flags == 0 {
 		return b // records of unpacked files end here, as before packs
 	}
 	b = binary.AppendUvarint(b, i.Pack)
 	b = binary.AppendUvarint(b, i.PackOff)
-	if i.Content == 0 {
+	if i.Content == 0 && i.Flags == 0 {
 		return b // as before staged rewrites
 	}
-	return binary.AppendUvarint(b, i.Content)
+	b = binary.AppendUvarint(b, i.Content)
+	if i.Flags == 0 {
+		return b // as before flags
+	}
+	return binary.AppendUvarint(b, uint64(i.Flags))
 }
 
 var errCorrupt = errors.New("store: corrupt inode record")
@@ -151,6 +156,9 @@ func decodeInode(b []byte) (*Inode, error) {
 		}
 		if len(d.B) > 0 {
 			i.Content = d.Uvarint()
+		}
+		if len(d.B) > 0 {
+			i.Flags = uint32(d.Uvarint())
 		}
 	} else {
 		i.legacy = true

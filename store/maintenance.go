@@ -56,6 +56,11 @@ func (s *Store) MoveUnique(from, to string) error {
 	if err != nil {
 		return err
 	}
+	if ino, _, err := s.lookup(fd, fname); err == nil {
+		if err := s.mayDropName(fd, ino); err != nil {
+			return err // chattr +i or +a: it stays (flags.go)
+		}
+	}
 	if err := s.rename(fd, fname, d, name, 0); err != nil {
 		return err
 	}

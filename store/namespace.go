@@ -70,6 +70,9 @@ func (s *Store) newNode(dir uint64, name string, mode uint32, own Owner, target 
 	if len(p.Links) == 0 && p.Ino != RootIno {
 		return nil, syscall.ENOENT // removed directory
 	}
+	if p.Flags&FlagImmutable != 0 {
+		return nil, syscall.EPERM
+	}
 	if _, _, err := s.lookup(dir, name); err == nil {
 		if s.hiddenName(dir, name) {
 			return nil, syscall.EACCES
@@ -266,7 +269,8 @@ func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 	if i.IsDir() {
 		return Inode{}, syscall.EPERM
 	}
-	if len(i.Links) == 0 {
+	tmpfile := len(i.Links) == 0 && s.tmpfiles[ino]
+	if len(i.Links) == 0 && !tmpfile {
 		return Inode{}, syscall.ENOENT
 	}
 	p, err := s.editable(dir)
@@ -282,16 +286,32 @@ func (s *Store) linkOnce(ino, dir uint64, name string) (Inode, error) {
 	if err := s.mayChange(ino); err != nil {
 		return Inode{}, err
 	}
+	if err := s.pinned(ino); err != nil {
+		return Inode{}, err
+	}
+	if err := s.mayAddName(dir); err != nil {
+		return Inode{}, err
+	}
 	now := s.now().UnixNano()
 	i.addLink(dir, name)
 	i.Ctime = now
 	p.Mtime, p.Ctime = now, now
 	err = s.update(func(t backend.Txn) error {
+		if tmpfile {
+			if err := t.Delete(backend.OrphanKey(ino)); err != nil {
+				return err
+			}
+		}
 		return t.Set(backend.DirentKey(dir, name), encodeDirent(ino, i.Mode))
 	}, i, p)
 	if err == nil {
 		s.dcSet(dir, name, ino, i.Mode)
-		s.event(Moved, ino) // one more name
+		if tmpfile {
+			delete(s.tmpfiles, ino)
+			s.event(Changed, ino) // a new memory
+		} else {
+			s.event(Moved, ino) // one more name
+		}
 	}
 	return *i, err
 }

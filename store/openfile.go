@@ -59,6 +59,12 @@ type openFile struct {
 	blobGen    uint64
 	blobNew    bool
 	dropChunks bool
+	// inPlace: the committed blob is changed in place, marked live
+	// (inplace.go).
+	inPlace bool
+	// rehash: an open state made to hash and parse the committed content
+	// again (settle), not to change it.
+	rehash bool
 	// spilled: dirty chunks were written ahead of the commit: to the
 	// stage, or in place past the committed bytes (chunks.go).
 	spilled bool
@@ -192,9 +198,11 @@ func (s *Store) Release(ino uint64) error {
 			s.linger(f, sess)
 		} else {
 			delete(s.writes, ino)
+			s.leftInPlace(f)
 			if f.blob != nil {
 				f.blob.Close()
 				f.blob = nil
+				s.blobs.Unhold()
 			}
 		}
 	}

@@ -142,31 +142,37 @@ func (s *Store) Passthrough(ino uint64, kind PTKind, writes, appends bool) *os.F
 		return nil
 	}
 	s.icMu.RLock()
-	gen, size, pack := i.Blob, i.Size, i.Pack
+	gen, size, pack, flags := i.Blob, i.Size, i.Pack, i.Flags
 	s.icMu.RUnlock()
-	if pack != 0 {
-		return nil
+	if pack != 0 || flags != 0 {
+		return nil // (chattr: the store checks every write itself)
 	}
 	sess := &ptSession{}
 	switch kind {
 	case PTRead:
+		if s.blobs.HoldSpare() != nil {
+			return nil // the daemon carries the data (blobfs/held.go)
+		}
 		bf := s.ptReadable(ino, gen, size)
 		if bf == nil {
+			s.blobs.Unhold()
 			return nil
 		}
 		f.blob, f.blobGen, f.blobNew = bf, gen, false
 		sess.appends = true // no handle writes below the end (yet)
 	case PTAppend:
-		if gen == 0 {
+		if gen == 0 || s.blobs.HoldSpare() != nil {
 			return nil
 		}
 		bf, err := s.blobs.Open(ino, gen)
 		if err != nil {
+			s.blobs.Unhold()
 			return nil
 		}
 		// Bytes past the committed size are not part of the file.
 		if st, err := stampOf(bf); err != nil || (uint64(st.size) > size && bf.Truncate(int64(size)) != nil) {
 			bf.Close()
+			s.blobs.Unhold()
 			return nil
 		}
 		f.blob, f.blobGen, f.blobNew = bf, gen, false
@@ -354,6 +360,8 @@ func (s *Store) runDue(now time.Time) {
 			s.endLingering(d.ino, ptLinger)
 		case dueCommit:
 			s.commitDeferred(d.ino)
+		case dueSettle:
+			s.settleInPlace(d.ino, now)
 		}
 		// A tick may end hundreds (a burst of new files): let waiting
 		// FUSE requests run between them, as maintenance does.
@@ -392,8 +400,8 @@ func (s *Store) ptSync(f *openFile) {
 // Caller holds f.mu, not mu.
 func (s *Store) ptTimes(f *openFile) {
 	sess := f.sess.Load()
-	if sess == nil || f.blob == nil {
-		return
+	if sess == nil || f.blob == nil || sess.flags != 0 {
+		return // (a file chattr made append-only takes no given times)
 	}
 	s.icMu.RLock()
 	i := s.inodes[f.ino]

@@ -73,6 +73,14 @@ func (s *Store) endLingering(ino uint64, age time.Duration) {
 // settles the inode. ino is in the ending phase, entered by the caller.
 func (s *Store) endSession(f *openFile) error {
 	f.mu.Lock()
+	if sess := f.sess.Load(); sess.flags != 0 && f.blob != nil {
+		// The inode's flags, given to the content file (mirrorFlags):
+		// the kernel has let go of it.
+		if err := blobfs.SetFlags(f.blob, 0); err != nil {
+			s.log.Printf("flags of inode %d's content file: %v", f.ino, err)
+		}
+		sess.flags = 0
+	}
 	ev, err := s.commitLocked(f) // after ptSync: the kernel's last writes
 	sess := f.sess.Load()
 	gen, fresh, temp := f.blobGen, f.blobNew && !sess.temp, sess.temp
@@ -98,6 +106,7 @@ func (s *Store) endSession(f *openFile) error {
 		s.blobs.GiveTemp(f.blob) // the kernel let go of it ptLinger ago
 	} else if f.blob != nil {
 		f.blob.Close()
+		s.blobs.Unhold()
 	}
 	f.blob = nil
 	f.sess.Store(nil)
@@ -226,6 +235,7 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	if errors.Is(err, syscall.ENOENT) {
 		s.unlock()
 		if marked {
+			s.settledInPlace(ino)
 			return s.kvDelete(backend.LiveKey(ino))
 		}
 		return nil
@@ -253,7 +263,7 @@ func (s *Store) settle(ino uint64, marked, recheck bool) error {
 	}
 	if recheck || (rec.SHA256 == "" && size <= HashMax) {
 		// Hash (and parse) the committed content, as fsck's repair does.
-		f := &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, modified: true}
+		f := &openFile{ino: ino, truncFloor: math.MaxUint64, committedSize: size, storedEnd: size, modified: true, rehash: !recheck}
 		if err := s.commit(f); err != nil {
 			return err
 		}
@@ -307,6 +317,9 @@ func (s *Store) foldIntoKV(ino uint64, marked bool) error {
 		}
 		return nil
 	}, snap)
+	if err == nil && marked {
+		s.settledInPlace(ino)
+	}
 	if err != nil || !move {
 		return err
 	}

@@ -49,6 +49,9 @@ func (s *Store) removeOnce(dir uint64, name string) (string, error) {
 	if err := s.mayChange(ino); err != nil {
 		return "", err
 	}
+	if err := s.mayDropName(dir, ino); err != nil {
+		return "", err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return "", err
@@ -112,7 +115,7 @@ func (s *Store) trash(dir uint64, name string, i *Inode) (string, error) {
 	}
 	rec.Trashed, rec.TrashedFrom = s.now().UnixNano(), orig
 	// The move and the record of where it came from: one transaction.
-	err = s.renameWith(dir, name, tdir, dest, 0, func(t backend.Txn, _ *Inode) error { return putRecord(t, i.Ino, rec) })
+	err = s.renameWith(dir, name, tdir, dest, 0, nil, func(t backend.Txn, _ *Inode) error { return putRecord(t, i.Ino, rec) })
 	s.recs.Forget(i.Ino)
 	if err != nil {
 		return "", err
@@ -210,6 +213,8 @@ func (s *Store) purge(ino uint64) error {
 	}
 	s.tails.Forget(ino)
 	s.recs.Forget(ino)
+	delete(s.tmpfiles, ino)
+	s.settledInPlace(ino)
 	if s.blobs != nil {
 		s.blobs.RetireAll(ino)
 	}
@@ -327,6 +332,9 @@ func (s *Store) rmdirOnce(dir uint64, name string) error {
 	}
 	if s.opts.ReadOnly {
 		return syscall.EROFS
+	}
+	if err := s.mayDropName(dir, ino); err != nil {
+		return err
 	}
 	if empty, err := s.isEmpty(ino); err != nil {
 		return err

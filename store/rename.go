@@ -11,15 +11,28 @@ import (
 const (
 	RenameNoReplace = 1
 	RenameExchange  = 2
+	RenameWhiteout  = 4 // RenameWhiteout only
 )
 
 // Rename moves oldDir/oldName to newDir/newName.
 func (s *Store) Rename(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
-	return again0(func() error { return s.renameOnce(oldDir, oldName, newDir, newName, flags) })
+	if flags&RenameWhiteout != 0 {
+		return syscall.EINVAL // RenameWhiteout: it makes a node, with an owner
+	}
+	return again0(func() error { return s.renameOnce(oldDir, oldName, newDir, newName, flags, nil) })
 }
 
-// renameOnce is Rename, once (again: stale.go).
-func (s *Store) renameOnce(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
+// RenameWhiteout is Rename that leaves a whiteout at the old name, owned
+// by own: a character device 0:0 with no permission bits, as overlayfs
+// makes in its upper directory to hide a name of the lower one
+// (renameat2's RENAME_WHITEOUT). flags may add RenameNoReplace.
+func (s *Store) RenameWhiteout(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32, own Owner) error {
+	return again0(func() error { return s.renameOnce(oldDir, oldName, newDir, newName, flags|RenameWhiteout, &own) })
+}
+
+// renameOnce is Rename, once (again: stale.go); wo owns the whiteout
+// RenameWhiteout asks for.
+func (s *Store) renameOnce(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32, wo *Owner) error {
 	if err := checkName(newName); err != nil {
 		return err
 	}
@@ -40,13 +53,16 @@ func (s *Store) renameOnce(oldDir uint64, oldName string, newDir uint64, newName
 	if err := s.mayRename(oldDir, oldName, newDir, newName); err != nil {
 		return err
 	}
+	if err := s.flagsAllowRename(oldDir, oldName, newDir, newName, flags); err != nil {
+		return err
+	}
 	if flags == 0 {
 		if done, err := s.renameOver(oldDir, oldName, newDir, newName); done {
 			return err
 		}
 	}
 	srcIno, srcMode, lerr := s.lookup(oldDir, oldName)
-	if err := s.rename(oldDir, oldName, newDir, newName, flags); err != nil {
+	if err := s.renameWith(oldDir, oldName, newDir, newName, flags, wo, nil); err != nil {
 		return err
 	}
 	if lerr == nil && srcMode&syscall.S_IFMT == syscall.S_IFREG && s.scratchName(newDir, newName) {
@@ -57,13 +73,14 @@ func (s *Store) renameOnce(oldDir uint64, oldName string, newDir uint64, newName
 
 // rename is Rename with mu held.
 func (s *Store) rename(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32) error {
-	return s.renameWith(oldDir, oldName, newDir, newName, flags, nil)
+	return s.renameWith(oldDir, oldName, newDir, newName, flags, nil, nil)
 }
 
 // renameWith is rename with more writes (extra, given the moved inode) in
-// the same transaction.
-func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32, extra func(t backend.Txn, src *Inode) error) error {
-	if flags&^(RenameNoReplace|RenameExchange) != 0 || flags == RenameNoReplace|RenameExchange {
+// the same transaction; with RenameWhiteout, wo owns the whiteout.
+func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName string, flags uint32, wo *Owner, extra func(t backend.Txn, src *Inode) error) error {
+	if flags&^(RenameNoReplace|RenameExchange|RenameWhiteout) != 0 || flags&RenameExchange != 0 && flags != RenameExchange ||
+		flags&RenameWhiteout != 0 && wo == nil {
 		return syscall.EINVAL
 	}
 	srcIno, srcMode, err := s.lookup(oldDir, oldName)
@@ -182,6 +199,12 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 	replaced := exists && flags&RenameExchange == 0
 	lastLink := replaced && len(dst.Links) == 0
 	dstOpen := lastLink && s.openState(dstIno) != nil
+	var whiteout *Inode
+	if flags&RenameWhiteout != 0 {
+		if whiteout, err = s.whiteout(oldDir, oldName, *wo, now); err != nil {
+			return err
+		}
+	}
 	err = s.update(func(t backend.Txn) error {
 		if extra != nil {
 			if err := extra(t, src); err != nil {
@@ -195,6 +218,13 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 		}
 		if flags&RenameExchange != 0 {
 			if err := t.Set(backend.DirentKey(oldDir, oldName), encodeDirent(dstIno, dstMode)); err != nil {
+				return err
+			}
+		} else if whiteout != nil {
+			if err := putInode(t, whiteout); err != nil {
+				return err
+			}
+			if err := t.Set(backend.DirentKey(oldDir, oldName), encodeDirent(whiteout.Ino, whiteout.Mode)); err != nil {
 				return err
 			}
 		} else if err := t.Delete(backend.DirentKey(oldDir, oldName)); err != nil {
@@ -219,9 +249,15 @@ func (s *Store) renameWith(oldDir uint64, oldName string, newDir uint64, newName
 	if err != nil {
 		return err
 	}
-	if flags&RenameExchange != 0 {
+	switch {
+	case flags&RenameExchange != 0:
 		s.dcSet(oldDir, oldName, dstIno, dstMode)
-	} else {
+	case whiteout != nil:
+		s.dcSet(oldDir, oldName, whiteout.Ino, whiteout.Mode)
+		s.icMu.Lock()
+		s.inodes[whiteout.Ino] = whiteout
+		s.icMu.Unlock()
+	default:
 		s.dcDel(oldDir, oldName)
 	}
 	s.dcSet(newDir, newName, srcIno, srcMode)
@@ -302,7 +338,7 @@ func (s *Store) renameOver(oldDir uint64, oldName string, newDir uint64, newName
 			return true, err
 		}
 		var r redo
-		return true, s.renameWith(oldDir, oldName, newDir, newName, 0, func(t backend.Txn, moved *Inode) error {
+		return true, s.renameWith(oldDir, oldName, newDir, newName, 0, nil, func(t backend.Txn, moved *Inode) error {
 			return s.handOver(t, path.Join(dp, newName), dst, dstRec, moved, srcRec, true, &r)
 		})
 	}
@@ -324,4 +360,18 @@ func (s *Store) scratchName(dir uint64, name string) bool {
 	}
 	dp, err := s.Path(dir)
 	return err == nil && s.Ignored(path.Join(dp, name), false)
+}
+
+// whiteout makes the inode of a whiteout at dir/name, to be written with
+// the rename that leaves it. Caller holds mu.
+func (s *Store) whiteout(dir uint64, name string, own Owner, now int64) (*Inode, error) {
+	if err := s.space.need(len(name) + 256); err != nil {
+		return nil, err
+	}
+	ino, err := s.allocIno()
+	if err != nil {
+		return nil, err
+	}
+	return &Inode{Ino: ino, Mode: syscall.S_IFCHR, Uid: own.Uid, Gid: own.Gid, Atime: now, Mtime: now,
+		Ctime: now, Btime: now, Links: []Link{{dir, name}}}, nil
 }

@@ -50,7 +50,7 @@ func (g *spaceGuard) need(n int) error {
 		}
 		total := int64(st.Blocks) * st.Bsize
 		g.free = int64(st.Bavail) * st.Bsize
-		g.reserve = min(max(total/10, reserveMin), reserveMax)
+		g.reserve = Reserve(total)
 		g.since, g.at = 0, time.Now()
 	}
 	if g.free-int64(n) < g.reserve {
@@ -60,3 +60,8 @@ func (g *spaceGuard) need(n int) error {
 	g.since += int64(n)
 	return nil
 }
+
+// Reserve is the free space kept on a filesystem of total bytes: a write
+// that would eat into it is ENOSPC (statfs leaves it out of what is
+// available).
+func Reserve(total int64) int64 { return min(max(total/10, reserveMin), reserveMax) }

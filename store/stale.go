@@ -276,23 +276,23 @@ func (c *checkedTxn) verify(inodes []*Inode) error {
 
 // sameMeta reports whether a and b agree on what namespace changes
 // decide on: names, mode, owner, device, target, subdirectory and xattr
-// counts.
+// counts, flags.
 func sameMeta(a, b *Inode) bool {
 	return a.Mode == b.Mode && a.Uid == b.Uid && a.Gid == b.Gid && a.Rdev == b.Rdev &&
 		a.Subdirs == b.Subdirs && a.Target == b.Target && a.Xattrs == b.Xattrs &&
-		slices.Equal(a.Links, b.Links)
+		a.Flags == b.Flags && slices.Equal(a.Links, b.Links)
 }
 
 // takeMeta copies what sameMeta compares (and the birth time) from b.
 func (a *Inode) takeMeta(b *Inode) {
 	a.Mode, a.Uid, a.Gid, a.Rdev, a.Btime = b.Mode, b.Uid, b.Gid, b.Rdev, b.Btime
-	a.Subdirs, a.Target, a.Xattrs = b.Subdirs, b.Target, b.Xattrs
+	a.Subdirs, a.Target, a.Xattrs, a.Flags = b.Subdirs, b.Target, b.Xattrs, b.Flags
 	a.Links = slices.Clone(b.Links)
 }
 
 // checkedInode is the inode i as a shared store's update writes it: it
 // fails if the stored one changed since i was copied, and keeps the stored
-// content pointers.
+// content pointers and size.
 func (c *checkedTxn) checkedInode(i *Inode) (*Inode, error) {
 	if i.base == nil {
 		return i, nil
@@ -306,6 +306,13 @@ func (c *checkedTxn) checkedInode(i *Inode) (*Inode, error) {
 	}
 	w := i.clone()
 	w.Content, w.Blob = stored.Content, stored.Blob
+	if w.IsReg() {
+		// The cached size of a file being written is ahead of the store
+		// until the commit: a change of its name, mode or xattrs while
+		// it is open must not store that size (the commit would take the
+		// file for another host's longer version, and append to it).
+		w.Size = stored.Size
+	}
 	return w, nil
 }
 

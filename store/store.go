@@ -55,6 +55,13 @@ type core struct {
 	mu sync.Mutex
 	// idNext and idEnd are the leased range of free inode numbers (mu).
 	idNext, idEnd uint64
+	// tmpfiles are the unnamed files CreateTemp made that Link may still
+	// name (mu; tmpfile.go).
+	tmpfiles map[uint64]bool
+	// unsettled are the inodes rewritten in place whose live mark is
+	// set, with when their last handle went (zero: open); filesMu
+	// (inplace.go).
+	unsettled map[uint64]time.Time
 	// loading: a Bulk's load is open (bulkload.go), during which the KV
 	// takes no other write: the flusher's chores wait.
 	loading atomic.Bool
@@ -180,6 +187,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	}
 	if o.BlobDir != "" {
 		s.blobs = blobfs.New(o.BlobDir)
+		s.blobs.SetHeldMax(heldMax())
 	}
 	s.hot = newHot(o.CacheBytes)
 	if o.SpaceDir != "" {
@@ -246,6 +254,7 @@ func (s *Store) Close() error {
 		s.stopWatch()
 	}
 	s.endSessions(0)
+	s.settleAllInPlace()
 	s.filesMu.Lock()
 	var open []*openFile
 	for _, w := range s.writes {

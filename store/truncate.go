@@ -84,6 +84,9 @@ func (s *Store) Truncate(ino uint64, size uint64) error {
 	if !i.IsReg() {
 		return syscall.EINVAL
 	}
+	if err := s.pinned(ino); err != nil {
+		return err
+	}
 	if err := s.Open(ino, false); err != nil {
 		return err
 	}

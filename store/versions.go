@@ -56,8 +56,8 @@ type Version struct {
 // content) keeps the old content, and reads it. Caller holds f.mu and mu.
 func (s *Store) keepVersion(f *openFile, i *Inode, rec *Record) ([]byte, bool, error) {
 	old := f.committedSize
-	if old == 0 || old > versionMax || rec.Version < 1 {
-		return nil, false, nil
+	if old == 0 || old > versionMax || rec.Version < 1 || f.inPlace {
+		return nil, false, nil // (in place: the old bytes are gone)
 	}
 	p, err := s.Path(f.ino)
 	if err != nil || s.Ignored(p, false) {

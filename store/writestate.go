@@ -77,6 +77,8 @@ type ptSession struct {
 	// since did not commit (deferFlush).
 	lastCommit time.Time
 	deferred   bool
+	// flags: the inode flags given to the blob (mirrorFlags).
+	flags uint32
 }
 
 // openState returns the open state of ino (nil when it has none: not
@@ -157,6 +159,7 @@ type dueKind uint8
 const (
 	dueEnd    dueKind = iota + 1 // a lingering session ends
 	dueCommit                    // a deferred commit is made
+	dueSettle                    // an inode rewritten in place is settled (inplace.go)
 )
 
 type dueItem struct {

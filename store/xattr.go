@@ -94,6 +94,9 @@ func (s *Store) setXattrOnce(ino uint64, name string, val []byte, flags uint32) 
 	if err := s.mayChange(ino); err != nil {
 		return err
 	}
+	if err := s.pinned(ino); err != nil {
+		return err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return err
@@ -132,6 +135,9 @@ func (s *Store) removeXattrOnce(ino uint64, name string) error {
 	if err := s.mayChange(ino); err != nil {
 		return err
 	}
+	if err := s.pinned(ino); err != nil {
+		return err
+	}
 	i, err := s.editable(ino)
 	if err != nil {
 		return err
@@ -151,9 +157,12 @@ func (s *Store) removeXattrOnce(ino uint64, name string) error {
 	}, i)
 }
 
-// ListXattr lists attribute names: user attributes and, for regular
-// files, the generated ones.
-func (s *Store) ListXattr(ino uint64) ([]string, error) {
+// ListXattr lists attribute names: user attributes and, when system is
+// set, a regular file's generated ones. Listings meant for programs that
+// copy what they list (cp -a, rsync -X, tar --xattrs) leave those out:
+// copied, they would be frozen on the copy, and refused when written
+// back. GetXattr reads them by name either way.
+func (s *Store) ListXattr(ino uint64, system bool) ([]string, error) {
 	var names []string
 	err := s.kv.View(func(t backend.Txn) error {
 		return t.Scan(backend.XattrPrefix(ino), nil, true, func(k, _ []byte) bool {
@@ -164,12 +173,18 @@ func (s *Store) ListXattr(ino uint64) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sys, err := s.systemXattrs(ino, false)
-	if err != nil {
-		return nil, err
-	}
-	for k := range sys {
-		names = append(names, SystemXattrPrefix+k)
+	if system {
+		sys, err := s.systemXattrs(ino, false)
+		if err != nil {
+			return nil, err
+		}
+		for k := range sys {
+			names = append(names, SystemXattrPrefix+k)
+		}
+	} else if len(names) == 0 {
+		if _, err := s.inode(ino); err != nil {
+			return nil, err
+		}
 	}
 	sort.Strings(names)
 	return names, nil

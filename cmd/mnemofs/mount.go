@@ -140,6 +140,9 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	if err := checkFuse(); err != nil {
 		return err
 	}
+	// Callers may open as many files as they like: as many descriptors
+	// as allowed, before the store takes its share (store.RaiseFileLimit).
+	store.RaiseFileLimit()
 	var enc embed.Encoder
 	if model != "" {
 		if enc, err = loadModel(model); err != nil {

@@ -65,6 +65,14 @@ func collect(t *testing.T, root, rel string) statInfo {
 			si.Xattrs[k] = v
 		}
 	}
+	if st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+		// The generated ones are read by name (listings leave them out).
+		for _, k := range []string{"sha256", "size", "version", "created", "lineage", "path", "type"} {
+			if v, err := getxattr(p, "user.mnemofs."+k); err == nil {
+				si.Xattrs["user.mnemofs."+k] = v
+			}
+		}
+	}
 	return si
 }
 

@@ -58,44 +58,64 @@ type Dir struct {
 	// (durable.go).
 	dirty   map[ID]bool
 	barrier sync.RWMutex
-	// holds counts the Holds not yet released: while there is one,
+	// keeps counts the Keeps not yet released: while there is one,
 	// Synced deletes nothing (a backup is reading the generations its
 	// snapshot of the KV points at).
-	holds int
+	keeps int
+	// held counts the descriptors kept open past a request, the spare
+	// temps among them; heldMax bounds it (held.go). Guarded by mu.
+	held, heldMax int
 }
 
-// Hold keeps every generation on disk until the returned func is called:
-// retired ones are deleted by the first Synced after that.
-func (b *Dir) Hold() (release func()) {
+// Keep keeps every generation on disk, as it is, until the returned func
+// is called: retired ones are deleted by the first Synced after that, and
+// meanwhile the store changes no committed generation in place (Keeping).
+func (b *Dir) Keep() (release func()) {
 	b.mu.Lock()
-	b.holds++
+	b.keeps++
 	b.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			b.mu.Lock()
-			b.holds--
+			b.keeps--
 			b.mu.Unlock()
 		})
 	}
 }
 
+// Keeping reports whether a Keep is in force.
+func (b *Dir) Keeping() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.keeps > 0
+}
+
 const tempsMax = 1024
 
-// takeTemp returns an empty unnamed file.
+// TakeTemp returns an empty unnamed file, a held descriptor (held.go):
+// given back with GiveTemp.
 func (b *Dir) TakeTemp() (*os.File, error) {
 	b.mu.Lock()
 	if n := len(b.temps); n > 0 {
 		f := b.temps[n-1]
 		b.temps = b.temps[:n-1]
 		b.mu.Unlock()
-		return f, nil
+		return f, nil // held already
 	}
 	b.mu.Unlock()
-	return b.createTemp()
+	if err := b.HoldSpare(); err != nil {
+		return nil, err
+	}
+	f, err := b.createTemp()
+	if err != nil {
+		b.Unhold()
+	}
+	return f, err
 }
 
-// giveTemp takes back an unnamed file no one uses any more.
+// GiveTemp takes back an unnamed file no one uses any more, and its
+// held descriptor.
 func (b *Dir) GiveTemp(f *os.File) {
 	if emptyTemp(f) == nil {
 		b.mu.Lock()
@@ -107,6 +127,7 @@ func (b *Dir) GiveTemp(f *os.File) {
 	}
 	if f != nil {
 		f.Close()
+		b.Unhold()
 	}
 }
 
@@ -132,6 +153,7 @@ func (b *Dir) CloseTemps() {
 	defer b.mu.Unlock()
 	for _, f := range b.temps {
 		f.Close()
+		b.held--
 	}
 	b.temps = nil
 }
@@ -333,3 +355,17 @@ func ReadFull(f *os.File, dest []byte, off uint64) error {
 
 // New returns the blob directory dir (created when first needed).
 func New(dir string) *Dir { return &Dir{dir: dir} }
+
+// SetFlags sets the immutable and append-only inode flags of f to those
+// of flags (FS_IMMUTABLE_FL, FS_APPEND_FL), keeping its others.
+func SetFlags(f *os.File, flags uint32) error {
+	const ia = 0x10 | 0x20
+	old, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		return err
+	}
+	if old&ia == flags&ia {
+		return nil
+	}
+	return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(old&^ia|flags&ia))
+}

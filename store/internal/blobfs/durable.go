@@ -146,7 +146,7 @@ func (b *Dir) Retired() int {
 // the sync may have been replaced by a write the sync did not take.
 func (b *Dir) Synced(mark int) {
 	b.mu.Lock()
-	if b.holds > 0 {
+	if b.keeps > 0 {
 		b.mu.Unlock()
 		return // a later sync deletes them
 	}
