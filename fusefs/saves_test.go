@@ -266,17 +266,17 @@ func TestSaveWithoutChangeKeepsNoVersion(t *testing.T) {
 	now.Store(time.Now().UnixNano())
 	tf := mountAt(t, t.TempDir(), store.Options{Now: func() time.Time { return time.Unix(0, now.Add(int64(time.Millisecond))) }, ScratchAge: -1})
 	cases := []saveCase{
-		{"vim by rename", func(t *testing.T, tf *testFS, p, _ string) {
+		{"vim by rename", []string{"vim", "tmux"}, func(t *testing.T, tf *testFS, p, _ string) {
 			tmux(t, "vim -u NONE -N -i NONE -n -c 'set backupcopy=no writebackup nobackup backupskip=' "+p, ":wq", "Enter")
 		}},
-		{"vim in place", func(t *testing.T, tf *testFS, p, _ string) {
+		{"vim in place", []string{"vim", "tmux"}, func(t *testing.T, tf *testFS, p, _ string) {
 			tmux(t, "vim -u NONE -N -i NONE -n -c 'set backupcopy=yes writebackup nobackup backupskip=' "+p, ":wq", "Enter")
 		}},
-		{"vim defaults", func(t *testing.T, tf *testFS, p, _ string) {
+		{"vim defaults", []string{"vim", "tmux"}, func(t *testing.T, tf *testFS, p, _ string) {
 			tmux(t, "vim -u NONE -N -i NONE -n "+p, ":w!", "Enter", ":q", "Enter")
 		}},
 		saveCases[0], // sed -i 's/version two/.../': matches nothing here
-		{"python os.replace", func(t *testing.T, tf *testFS, p, _ string) {
+		{"python os.replace", []string{"python3"}, func(t *testing.T, tf *testFS, p, _ string) {
 			py := `import os, sys, tempfile
 p = sys.argv[1]
 fd, tmp = tempfile.mkstemp(dir=os.path.dirname(p))
