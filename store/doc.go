@@ -47,13 +47,14 @@
 //     pass archives is packed (PackTree, pack.go): small files
 //     zstd-compressed together into one value, read through chunk 0 and
 //     unpacked on first write. Its log is a journal (journals.go).
-//   - What changed since (since.go): on a store whose KV numbers its
-//     commits (backend.Versioned), Settled gives a version whose every
-//     commit's events have been delivered (delivering counts those taken
-//     from under mu and not yet handed over; on a shared store, the watch
-//     has brought back a key written for it: backend.Settler), and ChangedSince the
-//     nodes written after a version and every node alive, for what others
-//     derive and keep across starts (the views' snapshot).
+//   - What changed since (package store/changes): on a store whose KV
+//     numbers its commits (backend.Versioned), Settled gives a version
+//     whose every commit's events have been delivered (the change log
+//     counts those taken from under mu and not yet handed over; on a
+//     shared store, the watch has brought back a key written for it:
+//     backend.Settler), and ChangedSince the nodes written after a
+//     version and every node alive, for what others derive and keep
+//     across starts (the views' snapshot).
 //   - Bulk (bulk.go) writes many new files through one backend batch:
 //     import's, and the new files of maintenance. In load mode
 //     (bulkload.go: an import into a store only it has open) they go

@@ -70,8 +70,8 @@ func (s *Store) SetPolicy(b []byte) error {
 	oldPol := s.Policy()
 	old := oldPol.Ignore
 	s.legacyCommand.Store(false)
-	s.delivering.Add(1) // the Reindexed below is this commit's event (Settled)
-	defer s.delivering.Add(-1)
+	s.changes.Taken() // the Reindexed below is this commit's event (Settled)
+	defer s.changes.Handed()
 	if err := s.PutSetting(policySetting, b); err != nil {
 		return err
 	}

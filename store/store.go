@@ -13,6 +13,7 @@ import (
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/store/changes"
 )
 
 // ChunkSize is the size of one content chunk.
@@ -60,9 +61,10 @@ type core struct {
 	loading atomic.Bool
 	// events waits for mu to be released (mu); see unlock.
 	events []Change
-	// delivering counts change events taken from under mu (or a bulk
-	// batch's) not yet handed to OnChange (Settled, since.go).
-	delivering atomic.Int64
+	// changes counts the change events taken from under mu (or a bulk
+	// batch's) not yet handed to OnChange, and keeps the removal log
+	// (package changes).
+	changes *changes.Log
 
 	// icMu guards inodes, the cache of loaded inode records. Entries are
 	// replaced or mutated only with mu held as well (or, for size and
@@ -72,10 +74,6 @@ type core struct {
 	// forgets counts the cache's forgets (icMu): a load that saw another
 	// count before its read does not cache what it read (inode()).
 	forgets uint64
-
-	// removalsMu orders readers of the removal log with its pruning
-	// (removals.go).
-	removalsMu sync.RWMutex
 
 	// dcMu guards dc, the directory cache, and dcEpoch (dircache.go).
 	dcMu    sync.RWMutex
@@ -170,7 +168,7 @@ const idLease = 4096
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{opts: o, core: &core{kv: kv, now: o.Now, log: o.Logger,
 		inodes: map[uint64]*Inode{}, writes: map[uint64]*writeState{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{}, stageLive: map[uint64]bool{}, grace: garbageGrace,
-		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
+		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024), changes: newChanges(kv, o.ReadOnly),
 		recs: cache.NewFill[uint64, Record](4096)}}
 	if s.now == nil {
 		s.now = time.Now
@@ -204,7 +202,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if err := s.init(); err != nil {
 		return nil, err
 	}
-	if err := s.openRemovals(); err != nil {
+	if err := s.changes.OpenRemovals(); err != nil {
 		return nil, err
 	}
 	s.startWatch(kv)
@@ -218,7 +216,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	go s.flusher()
 	go func() {
 		defer s.done.Done()
-		if err := s.pruneRemovals(); err != nil {
+		if err := s.changes.PruneRemovals(); err != nil {
 			s.log.Printf("pruning the removal log: %v", err)
 		}
 	}()
@@ -260,8 +258,8 @@ func (s *Store) Close() error {
 		}
 	}
 	err := s.flushAccess()
-	if cerr := s.closeRemovals(); err == nil {
-		err = cerr // the last write (removals.go)
+	if cerr := s.changes.CloseRemovals(); err == nil {
+		err = cerr // the last write (changes/removals.go)
 	}
 	// Everything committed is durable once the store is closed, blob
 	// data before the records (durable.go).

@@ -1,11 +1,10 @@
-package store
+package changes
 
 import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -19,30 +18,17 @@ import (
 // other hosts change the store too (etcd), a version is settled once the
 // watch has delivered their commits up to it (backend.Settler).
 
-// ID names this store: the birth time of its root directory, written once
-// when the store was created. A store made anew in the same place (or a
-// different one restored there) has another.
-func (s *Store) ID() (string, error) {
-	root, err := s.inode(RootIno)
-	if err != nil {
-		return "", err
-	}
-	s.icMu.RLock()
-	defer s.icMu.RUnlock()
-	return fmt.Sprintf("%x", root.Btime), nil
-}
-
 // Versioned reports whether Settled and ChangedSince can answer: the
 // KV numbers commits, and, when others change it, can tell when their
 // commits up to a version have been delivered.
-func (s *Store) Versioned() bool {
+func (s *Log) Versioned() bool {
 	_, ok := s.versioned()
 	return ok
 }
 
 // versioned is the KV as a backend.Versioned, for a local store or a
 // shared one whose KV is a backend.Settler.
-func (s *Store) versioned() (backend.Versioned, bool) {
+func (s *Log) versioned() (backend.Versioned, bool) {
 	vkv, ok := backend.AsVersioned(s.kv)
 	if _, settles := vkv.(backend.Settler); s.shared && !settles {
 		return nil, false
@@ -57,7 +43,9 @@ func (s *Store) versioned() (backend.Versioned, bool) {
 // Versioned, or when events kept arriving for longer than wait; a shared
 // store's also when it is read-only (settling writes a key) or when its
 // watch did not bring that key back within wait (at least sharedSettle).
-func (s *Store) Settled(wait time.Duration) (uint64, bool) {
+// locked runs its function under the store's namespace lock, under which
+// every commit runs and records its events.
+func (s *Log) Settled(wait time.Duration, locked func(func())) (uint64, bool) {
 	vkv, ok := s.versioned()
 	if !ok {
 		return 0, false
@@ -65,7 +53,7 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 	deadline := time.Now().Add(wait)
 	var v uint64
 	st, settles := vkv.(backend.Settler)
-	if settles && s.shared && s.opts.ReadOnly {
+	if settles && s.shared && s.readOnly {
 		return 0, false // settling writes a key: not from a read-only store
 	}
 	if settles && s.shared {
@@ -80,16 +68,13 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 		if err != nil {
 			return 0, false
 		}
-		s.mu.Lock() // a barrier: the commits before the mark are done
-		s.mu.Unlock()
+		locked(func() {}) // a barrier: the commits before the mark are done
 		v = mark
 	} else {
 		// Every commit runs under mu and records its events there (a bulk
 		// batch counts itself in delivering before its first write): with mu
 		// held, every commit at or below v has its events recorded or counted.
-		s.mu.Lock()
-		v = vkv.Version()
-		s.mu.Unlock()
+		locked(func() { v = vkv.Version() })
 	}
 	for s.delivering.Load() != 0 {
 		if time.Now().After(deadline) {
@@ -135,7 +120,7 @@ type Since struct {
 // enough. A node removed is in Removed, from the removal log, or, when the
 // log does not reach back to since, missing from Live, which takes a
 // key-only walk of every inode. Otherwise the cost follows what changed.
-func (s *Store) ChangedSince(since uint64) (Since, error) {
+func (s *Log) ChangedSince(since uint64) (Since, error) {
 	vkv, ok := s.versioned()
 	if !ok {
 		return Since{}, fmt.Errorf("store: this backend does not number its commits")
@@ -178,9 +163,8 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 			return out, err
 		}
 	}
-	samples := backend.StoreKey(settingPrefix + sizeSamples)
-	err = vkv.KeysSince(backend.StoreKey(settingPrefix), since, func(k []byte, _ uint64) error {
-		if !bytes.Equal(k, samples) { // a statistic, not a setting of memories
+	err = vkv.KeysSince(s.settings, since, func(k []byte, _ uint64) error {
+		if !slices.ContainsFunc(s.statistics, func(st []byte) bool { return bytes.Equal(k, st) }) { // a statistic, not a setting of memories
 			out.Settings = true
 		}
 		return nil
@@ -194,31 +178,4 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 	}
 	slices.Sort(out.Changed)
 	return out, nil
-}
-
-// DirLinks maps every directory but the root to where it is (its parent
-// and name), as of one moment. A caller that kept it with its derived data
-// can tell, of a directory in Since.Changed, whether it moved (its link
-// differs) or only had entries come and go.
-func (s *Store) DirLinks() (map[uint64]Link, error) {
-	out := map[uint64]Link{}
-	err := s.kv.View(func(t backend.Txn) error {
-		var derr error
-		err := t.Scan([]byte{backend.PrefixDirent}, nil, false, func(k, v []byte) bool {
-			ino, mode, err := decodeDirent(v)
-			if err != nil {
-				derr = err
-				return false
-			}
-			if mode&syscall.S_IFMT == syscall.S_IFDIR {
-				out[ino] = Link{Parent: backend.DirentDir(k), Name: backend.DirentName(k)}
-			}
-			return true
-		})
-		if err == nil {
-			err = derr
-		}
-		return err
-	})
-	return out, err
 }

@@ -1,4 +1,4 @@
-package store
+package changes
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // takes a walk of every inode key: at a million memories, most of a
 // second and hundreds of MiB of the engine's tables brought into memory.
 // So every removal of an inode record also writes r<ino> in the same
-// transaction (delInode), and ChangedSince reads the removals since a
+// transaction (DeleteInode), and ChangedSince reads the removals since a
 // version from the keys written after it.
 //
 // A program that does not write the log (an older mnemofs) may have
@@ -36,12 +36,17 @@ var (
 	removalsClosedKey = backend.StoreKey("removals/closed")
 )
 
+// ClosedKey is the key of the mark of a clean close, which a copy of the
+// store under another KV (a backup's load) leaves out: the copy's
+// versions are not the ones the log was kept under.
+func ClosedKey() []byte { return bytes.Clone(removalsClosedKey) }
+
 // removalLogMax is a variable for the tests.
 var removalLogMax = 1 << 17
 
-// delInode deletes the inode record of ino in t, with its mark in the
+// DeleteInode deletes the inode record of ino in t, with its mark in the
 // removal log (on a store that keeps one).
-func (s *Store) delInode(t backend.Txn, ino uint64) error {
+func (s *Log) DeleteInode(t backend.Txn, ino uint64) error {
 	if err := t.Delete(backend.InodeKey(ino)); err != nil {
 		return err
 	}
@@ -51,12 +56,12 @@ func (s *Store) delInode(t backend.Txn, ino uint64) error {
 	return t.Set(backend.RemovedKey(ino), nil)
 }
 
-// openRemovals decides, at a start before anything is written, from which
+// OpenRemovals decides, at a start before anything is written, from which
 // version on the removal log is complete. Only a versioned store that
 // this start may write keeps one.
-func (s *Store) openRemovals() error {
+func (s *Log) OpenRemovals() error {
 	vkv, ok := s.versioned()
-	if !ok || s.opts.ReadOnly {
+	if !ok || s.readOnly {
 		return nil
 	}
 	now := vkv.Version()
@@ -90,16 +95,16 @@ func (s *Store) openRemovals() error {
 	})
 }
 
-// closeRemovals is the last write of a clean close.
-func (s *Store) closeRemovals() error {
-	if _, ok := s.versioned(); !ok || s.opts.ReadOnly {
+// CloseRemovals is the last write of a clean close.
+func (s *Log) CloseRemovals() error {
+	if _, ok := s.versioned(); !ok || s.readOnly {
 		return nil
 	}
 	return s.kv.Update(func(t backend.Txn) error { return t.Set(removalsClosedKey, nil) })
 }
 
 // removalsSince reads the version after which the log is complete.
-func (s *Store) removalsSince() (uint64, bool, error) {
+func (s *Log) removalsSince() (uint64, bool, error) {
 	var v []byte
 	err := s.kv.View(func(t backend.Txn) error {
 		var err error
@@ -118,7 +123,7 @@ func (s *Store) removalsSince() (uint64, bool, error) {
 // removedSince lists the inodes the log says were removed after version
 // since, in increasing order; false when the log is not complete that far
 // back. Caller holds removalsMu (read).
-func (s *Store) removedSince(vkv backend.Versioned, since uint64) ([]uint64, bool, error) {
+func (s *Log) removedSince(vkv backend.Versioned, since uint64) ([]uint64, bool, error) {
 	from, known, err := s.removalsSince()
 	if err != nil || !known || since < from {
 		return nil, false, err
@@ -131,11 +136,11 @@ func (s *Store) removedSince(vkv backend.Versioned, since uint64) ([]uint64, boo
 	return out, err == nil, err
 }
 
-// pruneRemovals drops the older half of the log once it passes
+// PruneRemovals drops the older half of the log once it passes
 // removalLogMax entries, moving the trusted version up first.
-func (s *Store) pruneRemovals() error {
+func (s *Log) PruneRemovals() error {
 	vkv, ok := s.versioned()
-	if !ok || s.opts.ReadOnly {
+	if !ok || s.readOnly {
 		return nil
 	}
 	type mark struct {
@@ -172,5 +177,5 @@ func (s *Store) pruneRemovals() error {
 			keys = append(keys, m.key)
 		}
 	}
-	return s.deleteKeys(keys)
+	return backend.DeleteKeys(s.kv, keys)
 }
