@@ -44,7 +44,7 @@
 //     maintenance.go (a move to a free name, the cold and duplicate marks,
 //     the purge of trash, a new file with a given owner, a rewrite that
 //     claims nothing), which act whoever the store is open for. What a
-//     pass archives is packed (PackTree, pack.go): small files
+//     pass archives is packed (PackTree, internal/pack): small files
 //     zstd-compressed together into one value, read through chunk 0 and
 //     unpacked on first write. Its log is a journal (journals.go).
 //   - What changed since (package store/changes): on a store whose KV

@@ -157,7 +157,7 @@ type Stats struct {
 	Disk        map[string]int64 `json:"disk_bytes"`
 	Duplicates  int              `json:"duplicate_files"`
 	Growth      Growth           `json:"growth"`
-	// Packs: archived files kept compressed (pack.go).
+	// Packs: archived files kept compressed (internal/pack).
 	Packs    PackStats `json:"archive_packs"`
 	Warnings []string  `json:"warnings"`
 	// Scope says what a restricted reader's stats count (StatsFor).

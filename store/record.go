@@ -102,6 +102,13 @@ func (s *Store) storedRecord(ino uint64) (*Record, error) {
 	}
 }
 
+// storedRecordLocked is storedRecord taking mu.
+func (s *Store) storedRecordLocked(ino uint64) (*Record, error) {
+	s.mu.Lock()
+	defer s.unlock()
+	return s.storedRecord(ino)
+}
+
 // record loads the record of ino with pending access stats applied (for
 // readers: a writer storing it would count them twice; see storedRecord).
 func (s *Store) record(ino uint64) (*Record, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store/changes"
+	"github.com/mnemofs/mnemofs/store/internal/pack"
 )
 
 // ChunkSize is the size of one content chunk.
@@ -48,8 +49,10 @@ type core struct {
 	kv  backend.KV
 	now func() time.Time
 	log *log.Logger
-	// packs caches decompressed packs (pack.go).
-	packs packCache
+	// packs caches decompressed packs, and packer packs trees (package
+	// pack).
+	packs  pack.Cache
+	packer pack.Packer
 
 	// mu serialises every mutation of the namespace and every commit, so
 	// transactions never conflict and KV and cache change together.
@@ -136,9 +139,6 @@ type core struct {
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
 
-	// packLimit, when set, is fewer members a pack than packFiles: the
-	// engine refused a bigger pack's transaction (packing.go).
-	packLimit atomic.Int32
 	// accLimit, when set, is fewer records a transaction than
 	// flushAccess's 256: the engine refused more (record.go).
 	accLimit atomic.Int32
