@@ -75,7 +75,7 @@ func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
 	if r := s.Redactor().ForStore(); r.Applies(dst) {
 		var counts map[string]int
 		data, counts = r.Redact(dst, data) // before any of it is written (redact.go)
-		s.redCounts.add(counts)
+		s.rules.Masked(counts)
 	}
 	rec := &Record{Version: 1, Modified: mtime, Owner: b.owner}
 	rec.applyParse(memory.Parse(name, data))

@@ -265,7 +265,7 @@ type Info struct {
 	// unsure: nobody can tell whose the memory is (isolation.go).
 	unsure bool
 	// Ignored: the policy's ignore rules match the path; the file is not
-	// a memory (policy.go).
+	// a memory (internal/rules).
 	Ignored bool `json:"-"`
 }
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/cache"
-	"github.com/mnemofs/mnemofs/policy"
 	"github.com/mnemofs/mnemofs/store/changes"
 	"github.com/mnemofs/mnemofs/store/internal/pack"
+	"github.com/mnemofs/mnemofs/store/internal/rules"
 )
 
 // ChunkSize is the size of one content chunk.
@@ -104,14 +104,9 @@ type core struct {
 	// holds mu and calls Set or Forget after its transaction.
 	recs *cache.Fill[uint64, Record]
 
-	// pol caches the parsed policy (policy.go); PutSetting drops it.
-	pol atomic.Pointer[policy.Policy]
-	// polLast is the last policy read: Policy's stand-in while the stored
-	// one cannot be read.
-	polLast atomic.Pointer[policy.Policy]
-	// legacyCommand: the stored policy's dropped consolidation section was
-	// logged.
-	legacyCommand atomic.Bool
+	// rules is the stored policy and what is compiled from it (package
+	// rules).
+	rules *rules.Policy
 	// internal: the inodes maintenance is writing (RewriteInternal;
 	// filesMu).
 	internal map[uint64]int
@@ -119,13 +114,7 @@ type core struct {
 	// on with (saves.go; mu).
 	vacated  map[entryName]vacancy
 	vacatedQ []vacatedNote
-	// ign is the policy's compiled ignore rules (policy.go), dropped with
-	// pol.
-	ign atomic.Pointer[policy.Ignorer]
-	// red is the policy's compiled redaction rules (redact.go), dropped
-	// with pol; redCounts counts what store-mode rules masked.
-	red       atomic.Pointer[redactorBox]
-	redCounts redactCounts
+
 	redWarned sync.Map // inodes warned of (warnUnmasked)
 
 	// space refuses writes before the disk fills (nil: no check).
@@ -186,6 +175,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if s.opts.ScratchAge == 0 {
 		s.opts.ScratchAge = 3 * time.Second
 	}
+	s.rules = newRules(s)
 	if o.ReadOnly {
 		// Nothing is written, whatever path asks: no start-up repairs, no
 		// background commits, syncs or access counts (touch).
