@@ -88,7 +88,7 @@
 //  4. Leaf locks, held for a few statements and never while calling out:
 //     Store.icMu (inode cache), Store.dcMu (directory cache),
 //     Store.filesMu (the write states and the due queue, writestate.go),
-//     Store.accMu (access times), blobDir.mu (dirty and fresh blobs, the
+//     access.Counts (access times), blobDir.mu (dirty and fresh blobs, the
 //     temp pool), projections.mu, and the caches' own locks.
 //
 // Waits: an Open of an inode whose session is ending (or which is being

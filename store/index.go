@@ -131,12 +131,7 @@ func (s *Store) memory(all bool, may func(uint64) bool, ino uint64, r *Record, f
 	if err != nil || s.Ignored(p, false) {
 		return nil // gone, or not a memory
 	}
-	s.accMu.Lock()
-	if a, ok := s.access[ino]; ok {
-		r.LastAccessed = max(r.LastAccessed, a.last)
-		r.AccessCount += a.count
-	}
-	s.accMu.Unlock()
+	s.withAccess(ino, r)
 	in := info(&i, p, r)
 	if !all { // the operator's view: a shared log whole
 		s.partialInfo(&in)

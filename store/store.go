@@ -13,6 +13,7 @@ import (
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/store/changes"
+	"github.com/mnemofs/mnemofs/store/internal/access"
 	"github.com/mnemofs/mnemofs/store/internal/pack"
 	"github.com/mnemofs/mnemofs/store/internal/rules"
 )
@@ -96,9 +97,9 @@ type core struct {
 	// a file's chunks (spill, truncation, purge, repair).
 	tails *cache.Tails
 
-	// accMu guards access, pending last_accessed/access_count updates.
-	accMu  sync.Mutex
-	access map[uint64]accessStat
+	// access counts last_accessed/access_count updates not stored yet
+	// (package access).
+	access access.Counts
 
 	// recs caches records as stored (record.go); every writer of a record
 	// holds mu and calls Set or Forget after its transaction.
@@ -128,10 +129,6 @@ type core struct {
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
 
-	// accLimit, when set, is fewer records a transaction than
-	// flushAccess's 256: the engine refused more (record.go).
-	accLimit atomic.Int32
-
 	// shared: other hosts change the KV too; stopWatch ends the watch of
 	// their changes (remote.go).
 	shared    bool
@@ -157,7 +154,7 @@ const idLease = 4096
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{opts: o, core: &core{kv: kv, now: o.Now, log: o.Logger,
 		inodes: map[uint64]*Inode{}, writes: map[uint64]*writeState{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{}, stageLive: map[uint64]bool{}, grace: garbageGrace,
-		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024), changes: newChanges(kv, o.ReadOnly),
+		stop: make(chan struct{}), tails: cache.NewTails(1024), changes: newChanges(kv, o.ReadOnly),
 		recs: cache.NewFill[uint64, Record](4096)}}
 	if s.now == nil {
 		s.now = time.Now
