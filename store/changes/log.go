@@ -48,7 +48,7 @@ func New(kv backend.KV, o Options) *Log {
 // Taken counts a batch of change events taken from under the namespace
 // lock (or a bulk batch's events, before its first write) and not yet
 // handed to the handler: Settled waits until it is.
-func (s *Log) Taken() { s.delivering.Add(1) }
+func (l *Log) Taken() { l.delivering.Add(1) }
 
 // Handed says a batch counted by Taken was handed to the handler.
-func (s *Log) Handed() { s.delivering.Add(-1) }
+func (l *Log) Handed() { l.delivering.Add(-1) }

@@ -46,11 +46,11 @@ var removalLogMax = 1 << 17
 
 // DeleteInode deletes the inode record of ino in t, with its mark in the
 // removal log (on a store that keeps one).
-func (s *Log) DeleteInode(t backend.Txn, ino uint64) error {
+func (l *Log) DeleteInode(t backend.Txn, ino uint64) error {
 	if err := t.Delete(backend.InodeKey(ino)); err != nil {
 		return err
 	}
-	if _, ok := s.versioned(); !ok {
+	if _, ok := l.versioned(); !ok {
 		return nil
 	}
 	return t.Set(backend.RemovedKey(ino), nil)
@@ -59,16 +59,16 @@ func (s *Log) DeleteInode(t backend.Txn, ino uint64) error {
 // OpenRemovals decides, at a start before anything is written, from which
 // version on the removal log is complete. Only a versioned store that
 // this start may write keeps one.
-func (s *Log) OpenRemovals() error {
-	vkv, ok := s.versioned()
-	if !ok || s.readOnly {
+func (l *Log) OpenRemovals() error {
+	vkv, ok := l.versioned()
+	if !ok || l.readOnly {
 		return nil
 	}
 	now := vkv.Version()
 	if _, shared := vkv.(backend.Settler); shared && now == 0 {
 		// The cluster did not answer: the log is not trusted at all (a
 		// walk finds removals) until a start can say from when.
-		return s.kv.Update(func(t backend.Txn) error { return t.Delete(removalsSinceKey) })
+		return l.kv.Update(func(t backend.Txn) error { return t.Delete(removalsSinceKey) })
 	}
 	var closedAt uint64
 	err := vkv.KeysSince(removalsClosedKey, 0, func(k []byte, v uint64) error {
@@ -80,11 +80,11 @@ func (s *Log) OpenRemovals() error {
 	if err != nil {
 		return err
 	}
-	_, known, err := s.removalsSince()
+	_, known, err := l.removalsSince()
 	if err != nil {
 		return err
 	}
-	return s.kv.Update(func(t backend.Txn) error {
+	return l.kv.Update(func(t backend.Txn) error {
 		if !known || closedAt == 0 || closedAt != now {
 			// Someone else may have written since: trust the log from now.
 			if err := t.Set(removalsSinceKey, binary.BigEndian.AppendUint64(nil, now)); err != nil {
@@ -96,17 +96,17 @@ func (s *Log) OpenRemovals() error {
 }
 
 // CloseRemovals is the last write of a clean close.
-func (s *Log) CloseRemovals() error {
-	if _, ok := s.versioned(); !ok || s.readOnly {
+func (l *Log) CloseRemovals() error {
+	if _, ok := l.versioned(); !ok || l.readOnly {
 		return nil
 	}
-	return s.kv.Update(func(t backend.Txn) error { return t.Set(removalsClosedKey, nil) })
+	return l.kv.Update(func(t backend.Txn) error { return t.Set(removalsClosedKey, nil) })
 }
 
 // removalsSince reads the version after which the log is complete.
-func (s *Log) removalsSince() (uint64, bool, error) {
+func (l *Log) removalsSince() (uint64, bool, error) {
 	var v []byte
-	err := s.kv.View(func(t backend.Txn) error {
+	err := l.kv.View(func(t backend.Txn) error {
 		var err error
 		v, err = t.Get(removalsSinceKey)
 		return err
@@ -123,8 +123,8 @@ func (s *Log) removalsSince() (uint64, bool, error) {
 // removedSince lists the inodes the log says were removed after version
 // since, in increasing order; false when the log is not complete that far
 // back. Caller holds removalsMu (read).
-func (s *Log) removedSince(vkv backend.Versioned, since uint64) ([]uint64, bool, error) {
-	from, known, err := s.removalsSince()
+func (l *Log) removedSince(vkv backend.Versioned, since uint64) ([]uint64, bool, error) {
+	from, known, err := l.removalsSince()
 	if err != nil || !known || since < from {
 		return nil, false, err
 	}
@@ -138,9 +138,9 @@ func (s *Log) removedSince(vkv backend.Versioned, since uint64) ([]uint64, bool,
 
 // PruneRemovals drops the older half of the log once it passes
 // removalLogMax entries, moving the trusted version up first.
-func (s *Log) PruneRemovals() error {
-	vkv, ok := s.versioned()
-	if !ok || s.readOnly {
+func (l *Log) PruneRemovals() error {
+	vkv, ok := l.versioned()
+	if !ok || l.readOnly {
 		return nil
 	}
 	type mark struct {
@@ -155,16 +155,16 @@ func (s *Log) PruneRemovals() error {
 	if err != nil || len(marks) <= removalLogMax {
 		return err
 	}
-	s.removalsMu.Lock()
-	defer s.removalsMu.Unlock()
+	l.removalsMu.Lock()
+	defer l.removalsMu.Unlock()
 	slices.SortFunc(marks, func(a, b mark) int { return cmp.Compare(a.v, b.v) })
 	cut := marks[len(marks)-removalLogMax/2].v - 1
-	from, _, err := s.removalsSince()
+	from, _, err := l.removalsSince()
 	if err != nil {
 		return err
 	}
 	if cut > from {
-		err := s.kv.Update(func(t backend.Txn) error {
+		err := l.kv.Update(func(t backend.Txn) error {
 			return t.Set(removalsSinceKey, binary.BigEndian.AppendUint64(nil, cut))
 		})
 		if err != nil {
@@ -177,5 +177,5 @@ func (s *Log) PruneRemovals() error {
 			keys = append(keys, m.key)
 		}
 	}
-	return backend.DeleteKeys(s.kv, keys)
+	return backend.DeleteKeys(l.kv, keys)
 }

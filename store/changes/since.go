@@ -21,16 +21,16 @@ import (
 // Versioned reports whether Settled and ChangedSince can answer: the
 // KV numbers commits, and, when others change it, can tell when their
 // commits up to a version have been delivered.
-func (s *Log) Versioned() bool {
-	_, ok := s.versioned()
+func (l *Log) Versioned() bool {
+	_, ok := l.versioned()
 	return ok
 }
 
 // versioned is the KV as a backend.Versioned, for a local store or a
 // shared one whose KV is a backend.Settler.
-func (s *Log) versioned() (backend.Versioned, bool) {
-	vkv, ok := backend.AsVersioned(s.kv)
-	if _, settles := vkv.(backend.Settler); s.shared && !settles {
+func (l *Log) versioned() (backend.Versioned, bool) {
+	vkv, ok := backend.AsVersioned(l.kv)
+	if _, settles := vkv.(backend.Settler); l.shared && !settles {
 		return nil, false
 	}
 	return vkv, ok
@@ -45,18 +45,18 @@ func (s *Log) versioned() (backend.Versioned, bool) {
 // watch did not bring that key back within wait (at least sharedSettle).
 // locked runs its function under the store's namespace lock, under which
 // every commit runs and records its events.
-func (s *Log) Settled(wait time.Duration, locked func(func())) (uint64, bool) {
-	vkv, ok := s.versioned()
+func (l *Log) Settled(wait time.Duration, locked func(func())) (uint64, bool) {
+	vkv, ok := l.versioned()
 	if !ok {
 		return 0, false
 	}
 	deadline := time.Now().Add(wait)
 	var v uint64
 	st, settles := vkv.(backend.Settler)
-	if settles && s.shared && s.readOnly {
+	if settles && l.shared && l.readOnly {
 		return 0, false // settling writes a key: not from a read-only store
 	}
-	if settles && s.shared {
+	if settles && l.shared {
 		// A write and its return through the watch: round trips to the
 		// cluster, not events in flight, which wait is meant for.
 		deadline = time.Now().Add(max(wait, sharedSettle))
@@ -76,13 +76,13 @@ func (s *Log) Settled(wait time.Duration, locked func(func())) (uint64, bool) {
 		// held, every commit at or below v has its events recorded or counted.
 		locked(func() { v = vkv.Version() })
 	}
-	for s.delivering.Load() != 0 {
+	for l.delivering.Load() != 0 {
 		if time.Now().After(deadline) {
 			return 0, false
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
-	if settles && s.shared && !st.Delivered(v, deadline) {
+	if settles && l.shared && !st.Delivered(v, deadline) {
 		return 0, false
 	}
 	return v, true
@@ -120,8 +120,8 @@ type Since struct {
 // enough. A node removed is in Removed, from the removal log, or, when the
 // log does not reach back to since, missing from Live, which takes a
 // key-only walk of every inode. Otherwise the cost follows what changed.
-func (s *Log) ChangedSince(since uint64) (Since, error) {
-	vkv, ok := s.versioned()
+func (l *Log) ChangedSince(since uint64) (Since, error) {
+	vkv, ok := l.versioned()
 	if !ok {
 		return Since{}, fmt.Errorf("store: this backend does not number its commits")
 	}
@@ -129,9 +129,9 @@ func (s *Log) ChangedSince(since uint64) (Since, error) {
 	if out.Version < since {
 		return out, fmt.Errorf("store: the KV is at version %d, before %d: it is not the store that was", out.Version, since)
 	}
-	s.removalsMu.RLock()
-	defer s.removalsMu.RUnlock()
-	removed, logged, err := s.removedSince(vkv, since)
+	l.removalsMu.RLock()
+	defer l.removalsMu.RUnlock()
+	removed, logged, err := l.removedSince(vkv, since)
 	if err != nil {
 		return out, err
 	}
@@ -163,8 +163,8 @@ func (s *Log) ChangedSince(since uint64) (Since, error) {
 			return out, err
 		}
 	}
-	err = vkv.KeysSince(s.settings, since, func(k []byte, _ uint64) error {
-		if !slices.ContainsFunc(s.statistics, func(st []byte) bool { return bytes.Equal(k, st) }) { // a statistic, not a setting of memories
+	err = vkv.KeysSince(l.settings, since, func(k []byte, _ uint64) error {
+		if !slices.ContainsFunc(l.statistics, func(st []byte) bool { return bytes.Equal(k, st) }) { // a statistic, not a setting of memories
 			out.Settings = true
 		}
 		return nil

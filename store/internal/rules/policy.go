@@ -38,15 +38,15 @@ func New(read func() ([]byte, error), log *log.Logger) *Policy {
 
 // Drop forgets the parsed policy and what is compiled from it: the stored
 // one changed.
-func (s *Policy) Drop() {
-	s.pol.Store(nil)
-	s.ign.Store(nil)
-	s.red.Store(nil)
+func (r *Policy) Drop() {
+	r.pol.Store(nil)
+	r.ign.Store(nil)
+	r.red.Store(nil)
 }
 
 // WarnAgain lets the next read log a dropped consolidation section again:
 // a new policy is being stored.
-func (s *Policy) WarnAgain() { s.legacyCommand.Store(false) }
+func (r *Policy) WarnAgain() { r.legacyCommand.Store(false) }
 
 // Get returns the store's policy (meta/policy.yaml, or the defaults), and
 // whether it is the stored one rather than a stand-in for one that could
@@ -55,13 +55,13 @@ func (s *Policy) WarnAgain() { s.legacyCommand.Store(false) }
 // and nothing is cached: the next call reads again. (Caching the defaults
 // there would turn the redaction rules off until the policy next
 // changed; what is compiled from a stand-in is not cached either.)
-func (s *Policy) Get() (policy.Policy, bool) {
-	if p := s.pol.Load(); p != nil {
+func (r *Policy) Get() (policy.Policy, bool) {
+	if p := r.pol.Load(); p != nil {
 		return *p, true
 	}
-	b, err := s.read()
+	b, err := r.read()
 	if err != nil {
-		if last := s.polLast.Load(); last != nil {
+		if last := r.polLast.Load(); last != nil {
 			return *last, false
 		}
 		return policy.Default(), false
@@ -70,28 +70,28 @@ func (s *Policy) Get() (policy.Policy, bool) {
 	if len(b) > 0 {
 		if q, dropped, err := policy.ParseStored(b); err == nil {
 			p = q
-			if dropped && s.legacyCommand.CompareAndSwap(false, true) {
-				s.log.Printf("meta/policy.yaml has a consolidation section, which is no longer obeyed: name the command in the data directory's operator.yaml (SECURITY.md)")
+			if dropped && r.legacyCommand.CompareAndSwap(false, true) {
+				r.log.Printf("meta/policy.yaml has a consolidation section, which is no longer obeyed: name the command in the data directory's operator.yaml (SECURITY.md)")
 			}
 		}
 	}
-	s.pol.Store(&p)
-	s.polLast.Store(&p)
+	r.pol.Store(&p)
+	r.polLast.Store(&p)
 	return p, true
 }
 
 // Ignorer is the compiled ignore rules of the policy.
-func (s *Policy) Ignorer() *policy.Ignorer {
-	if ig := s.ign.Load(); ig != nil {
+func (r *Policy) Ignorer() *policy.Ignorer {
+	if ig := r.ign.Load(); ig != nil {
 		return ig
 	}
-	p, stored := s.Get()
+	p, stored := r.Get()
 	ig, err := policy.NewIgnorer(p.Ignore)
 	if err != nil {
 		ig, _ = policy.NewIgnorer(nil) // a stored policy was checked; defaults at worst
 	}
 	if stored {
-		s.ign.Store(ig)
+		r.ign.Store(ig)
 	}
 	return ig
 }

@@ -11,14 +11,14 @@ import (
 type redactorBox struct{ r *redact.Redactor }
 
 // Redactor is the policy's compiled redaction rules, nil when none.
-func (s *Policy) Redactor() *redact.Redactor {
-	if b := s.red.Load(); b != nil {
+func (r *Policy) Redactor() *redact.Redactor {
+	if b := r.red.Load(); b != nil {
 		return b.r
 	}
-	p, stored := s.Get()
+	p, stored := r.Get()
 	b := &redactorBox{p.Redactor()}
 	if stored {
-		s.red.Store(b)
+		r.red.Store(b)
 	}
 	return b.r
 }
@@ -44,7 +44,7 @@ func (c *redactCounts) add(m map[string]int) {
 }
 
 // Masked counts what store-mode rules masked (per rule name).
-func (s *Policy) Masked(m map[string]int) { s.redCounts.add(m) }
+func (r *Policy) Masked(m map[string]int) { r.redCounts.add(m) }
 
 // RedactionCount is one rule's count.
 type RedactionCount struct {
@@ -55,12 +55,12 @@ type RedactionCount struct {
 
 // StoreRedactions returns what store-mode rules masked since the store
 // opened, per rule of the current policy.
-func (s *Policy) StoreRedactions() []RedactionCount {
-	s.redCounts.mu.Lock()
-	defer s.redCounts.mu.Unlock()
+func (r *Policy) StoreRedactions() []RedactionCount {
+	r.redCounts.mu.Lock()
+	defer r.redCounts.mu.Unlock()
 	var out []RedactionCount
-	for _, nm := range s.Redactor().ForStore().Names() {
-		out = append(out, RedactionCount{Rule: nm[0], Mode: nm[1], Count: s.redCounts.n[nm[0]]})
+	for _, nm := range r.Redactor().ForStore().Names() {
+		out = append(out, RedactionCount{Rule: nm[0], Mode: nm[1], Count: r.redCounts.n[nm[0]]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
 	return out
