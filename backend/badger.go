@@ -116,7 +116,7 @@ func OpenBadger(dir string, o Options) (KV, error) {
 		// over a million memories read 11 GB that way, and the collector
 		// that chased it left the mount 40 MiB larger (BENCHMARKS.md). The
 		// cost is disk: about twice the bytes for text (archived memories
-		// are packed with zstd all the same, store/pack.go). No block
+		// are packed with zstd all the same, store/internal/pack). No block
 		// cache then: Badger charges a cached block of an uncompressed
 		// table the capacity of its slice, the rest of the mapped file,
 		// so a small cache took one block at a time and evicted it at the

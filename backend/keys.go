@@ -58,7 +58,7 @@ import "encoding/binary"
 //	                            "s" + "embed/model" names the model
 //	r<ino:8>                    removed: ino was removed, written in the
 //	                            transaction that deleted its inode record
-//	                            (the removal log, store/removals.go): what
+//	                            (the removal log, store/changes): what
 //	                            keeps a derived index finds removals by
 //	                            the key's version, without a walk of every
 //	                            inode; "s" + "removals/since" is the version

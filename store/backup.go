@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/store/changes"
 	"github.com/mnemofs/mnemofs/store/internal/blobfs"
 )
 
@@ -103,7 +104,7 @@ func NewLoader(kv backend.KV, blobDir string) *Loader {
 // close, so that the first start finds removals by a walk rather than
 // trust a log kept under another KV's versions.
 func (l *Loader) Key(k, v []byte) error {
-	if bytes.HasPrefix(k, backend.StoreKey("lease/")) || bytes.Equal(k, removalsClosedKey) {
+	if bytes.HasPrefix(k, backend.StoreKey("lease/")) || bytes.Equal(k, changes.ClosedKey()) {
 		return nil
 	}
 	return l.batch.Set(bytes.Clone(k), bytes.Clone(v))

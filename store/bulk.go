@@ -75,7 +75,7 @@ func (b *Bulk) Prepare(dst string, data []byte, mtime int64) (*NewFile, error) {
 	if r := s.Redactor().ForStore(); r.Applies(dst) {
 		var counts map[string]int
 		data, counts = r.Redact(dst, data) // before any of it is written (redact.go)
-		s.redCounts.add(counts)
+		s.rules.Masked(counts)
 	}
 	rec := &Record{Version: 1, Modified: mtime, Owner: b.owner}
 	rec.applyParse(memory.Parse(name, data))
@@ -130,7 +130,7 @@ func (b *Bulk) Add(f *NewFile, perm uint32, own Owner) error {
 		return err
 	}
 	if b.batch == nil {
-		s.delivering.Add(1) // until Flush or Cancel has delivered (Settled)
+		s.changes.Taken() // until Flush or Cancel has delivered (Settled)
 		b.batch = s.kv.NewBatch()
 		b.parents = map[uint64]bool{}
 	}
@@ -279,7 +279,7 @@ func (b *Bulk) Flush() error {
 		return nil
 	}
 	s := b.s
-	defer s.delivering.Add(-1)
+	defer s.changes.Handed()
 	err := b.batch.Flush()
 	b.batch = nil
 	if err != nil {
@@ -317,11 +317,11 @@ func (b *Bulk) Cancel() {
 		b.ld.load.Cancel()
 		b.ld = nil
 		b.s.loading.Store(false)
-		b.s.delivering.Add(-1)
+		b.s.changes.Handed()
 	}
 	if b.batch != nil {
 		b.batch.Cancel()
 		b.batch = nil
-		b.s.delivering.Add(-1)
+		b.s.changes.Handed()
 	}
 }

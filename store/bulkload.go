@@ -106,7 +106,7 @@ func (b *Bulk) StartLoad() error {
 		s.unlock()
 		return errors.Join(err, s.kv.Update(func(t backend.Txn) error { return t.Delete(loadKey()) }))
 	}
-	s.delivering.Add(1) // until Finish has delivered (Settled)
+	s.changes.Taken() // until Finish has delivered (Settled)
 	b.ld = &loading{load: l, dirs: map[dirName]*Inode{}, made: map[uint64]*Inode{}, parents: map[uint64]uint32{}, chmods: map[uint64]uint32{}}
 	return nil
 }
@@ -340,7 +340,7 @@ func (b *Bulk) endLoad() error {
 		return nil
 	}
 	b.ld = nil
-	defer s.delivering.Add(-1)
+	defer s.changes.Handed()
 	err := ld.load.Flush()
 	if err == nil {
 		err = s.writeNames(ld.ents)

@@ -45,16 +45,17 @@
 //     maintenance.go (a move to a free name, the cold and duplicate marks,
 //     the purge of trash, a new file with a given owner, a rewrite that
 //     claims nothing), which act whoever the store is open for. What a
-//     pass archives is packed (PackTree, pack.go): small files
+//     pass archives is packed (PackTree, internal/pack): small files
 //     zstd-compressed together into one value, read through chunk 0 and
 //     unpacked on first write. Its log is a journal (journals.go).
-//   - What changed since (since.go): on a store whose KV numbers its
-//     commits (backend.Versioned), Settled gives a version whose every
-//     commit's events have been delivered (delivering counts those taken
-//     from under mu and not yet handed over; on a shared store, the watch
-//     has brought back a key written for it: backend.Settler), and ChangedSince the
-//     nodes written after a version and every node alive, for what others
-//     derive and keep across starts (the views' snapshot).
+//   - What changed since (package store/changes): on a store whose KV
+//     numbers its commits (backend.Versioned), Settled gives a version
+//     whose every commit's events have been delivered (the change log
+//     counts those taken from under mu and not yet handed over; on a
+//     shared store, the watch has brought back a key written for it:
+//     backend.Settler), and ChangedSince the nodes written after a
+//     version and every node alive, for what others derive and keep
+//     across starts (the views' snapshot).
 //   - Bulk (bulk.go) writes many new files through one backend batch:
 //     import's, and the new files of maintenance. In load mode
 //     (bulkload.go: an import into a store only it has open) they go
@@ -94,7 +95,7 @@
 //  4. Leaf locks, held for a few statements and never while calling out:
 //     Store.icMu (inode cache), Store.dcMu (directory cache),
 //     Store.filesMu (the write states and the due queue, writestate.go),
-//     Store.accMu (access times), blobDir.mu (dirty and fresh blobs, the
+//     access.Counts (access times), blobDir.mu (dirty and fresh blobs, the
 //     temp pool), projections.mu, and the caches' own locks.
 //
 // Waits: an Open of an inode whose session is ending (or which is being

@@ -1,12 +1,16 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"github.com/mnemofs/mnemofs/store/internal/pack"
+)
 
 // What the external tests (package store_test, which may import lifecycle
 // and transfer) check of the store's insides.
 
-// PackFiles is packFiles, the most files one pack takes.
-const PackFiles = packFiles
+// PackFiles is the most files one pack takes.
+const PackFiles = pack.MaxFiles
 
 // SetScratchAge changes Options.ScratchAge of the open store s.
 func (s *Store) SetScratchAge(d time.Duration) { s.opts.ScratchAge = d }

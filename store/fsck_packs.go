@@ -6,7 +6,7 @@ import (
 	"github.com/mnemofs/mnemofs/backend"
 )
 
-// fsckPacks checks packs against their members (pack.go): every packed
+// fsckPacks checks packs against their members (internal/pack): every packed
 // inode has its pack and its membership key, every membership key names an
 // inode packed there, and no pack is left without members. Caller holds mu.
 func (s *Store) fsckPacks(inodes map[uint64]*Inode, problem func(func() error, string, ...any)) error {
@@ -63,7 +63,7 @@ func (s *Store) fsckPacks(inodes map[uint64]*Inode, problem func(func() error, s
 	}
 	for id := range packs {
 		if len(members[id]) == 0 {
-			problem(func() error { s.packs.get().Remove(id); return s.kvDelete(backend.PackKey(id)) }, "pack %d has no members", id)
+			problem(func() error { s.packs.Remove(id); return s.kvDelete(backend.PackKey(id)) }, "pack %d has no members", id)
 		}
 	}
 	if v, err := s.storeValue("nextpack"); err == nil && len(v) == 8 {

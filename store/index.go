@@ -131,12 +131,7 @@ func (s *Store) memory(all bool, may func(uint64) bool, ino uint64, r *Record, f
 	if err != nil || s.Ignored(p, false) {
 		return nil // gone, or not a memory
 	}
-	s.accMu.Lock()
-	if a, ok := s.access[ino]; ok {
-		r.LastAccessed = max(r.LastAccessed, a.last)
-		r.AccessCount += a.count
-	}
-	s.accMu.Unlock()
+	s.withAccess(ino, r)
 	in := info(&i, p, r)
 	if !all { // the operator's view: a shared log whole
 		s.partialInfo(&in)
@@ -157,7 +152,7 @@ type Stats struct {
 	Disk        map[string]int64 `json:"disk_bytes"`
 	Duplicates  int              `json:"duplicate_files"`
 	Growth      Growth           `json:"growth"`
-	// Packs: archived files kept compressed (pack.go).
+	// Packs: archived files kept compressed (internal/pack).
 	Packs    PackStats `json:"archive_packs"`
 	Warnings []string  `json:"warnings"`
 	// Scope says what a restricted reader's stats count (StatsFor).

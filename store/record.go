@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/memory"
+	"github.com/mnemofs/mnemofs/store/internal/access"
 )
 
 // Record is what the store knows about a memory beyond its bytes: the
@@ -102,6 +103,13 @@ func (s *Store) storedRecord(ino uint64) (*Record, error) {
 	}
 }
 
+// storedRecordLocked is storedRecord taking mu.
+func (s *Store) storedRecordLocked(ino uint64) (*Record, error) {
+	s.mu.Lock()
+	defer s.unlock()
+	return s.storedRecord(ino)
+}
+
 // record loads the record of ino with pending access stats applied (for
 // readers: a writer storing it would count them twice; see storedRecord).
 func (s *Store) record(ino uint64) (*Record, error) {
@@ -115,113 +123,66 @@ func (s *Store) record(ino uint64) (*Record, error) {
 // withAccess applies to r, the record of ino, the access stats not
 // stored yet.
 func (s *Store) withAccess(ino uint64, r *Record) *Record {
-	s.accMu.Lock()
-	if a, ok := s.access[ino]; ok {
-		r.LastAccessed = max(r.LastAccessed, a.last)
-		r.AccessCount += a.count
+	if a, ok := s.access.Pending(ino); ok {
+		r.LastAccessed = max(r.LastAccessed, a.Last)
+		r.AccessCount += a.Count
 	}
-	s.accMu.Unlock()
 	return r
 }
 
 // Record returns the record of ino.
 func (s *Store) Record(ino uint64) (*Record, error) { return s.record(ino) }
 
-type accessStat struct {
-	last  int64
-	count int64
-}
-
 func (s *Store) touch(ino uint64) {
 	if s.opts.ReadOnly {
 		return // a read-only store records nothing, accesses included
 	}
-	now := s.now().UnixNano()
-	s.accMu.Lock()
-	a := s.access[ino]
-	a.last = now
-	a.count++
-	s.access[ino] = a
-	s.accMu.Unlock()
+	s.access.Touch(ino, s.now().UnixNano())
 }
 
-// flushAccess persists pending access statistics.
-func (s *Store) flushAccess() error {
-	s.accMu.Lock()
-	pending := s.access
-	s.access = map[uint64]accessStat{}
-	s.accMu.Unlock()
-	inos := make([]uint64, 0, len(pending))
-	for ino := range pending {
-		inos = append(inos, ino)
-	}
-	// A few hundred records per transaction: within Badger's limit, and
-	// writers wait for one slice at a time, not for all of them; fewer
-	// when the engine's limit is lower (etcd: 128 operations).
-	perTxn := 256
-	if n := s.accLimit.Load(); n > 0 {
-		perTxn = int(n) // learned from the engine's refusal
-	}
-	for len(inos) > 0 {
-		part := inos[:min(perTxn, len(inos))]
-		s.mu.Lock()
-		err := s.kv.Update(func(t backend.Txn) error {
-			if m, ok := t.(backend.ManyGetter); ok {
-				// Their inodes and records in one request, not two
-				// round trips each (etcd), while mu is held.
-				keys := make([][]byte, 0, 2*len(part))
-				for _, ino := range part {
-					keys = append(keys, backend.InodeKey(ino), backend.MetaKey(ino))
-				}
-				if _, _, err := m.GetMany(keys); err != nil {
-					return err
-				}
-			}
-			for _, ino := range part {
-				if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
-					continue // removed meanwhile
-				}
-				r, err := getRecord(t, ino)
-				if err != nil {
-					return err
-				}
-				a := pending[ino]
-				r.LastAccessed = max(r.LastAccessed, a.last)
-				r.AccessCount += a.count
-				if err := putRecord(t, ino, r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err == nil {
-			for _, ino := range part {
-				s.recs.Forget(ino)
-			}
-		}
-		s.unlock()
-		if errors.Is(err, backend.ErrTxnTooBig) && len(part) > 1 {
-			perTxn = len(part) / 2
-			s.accLimit.Store(int32(perTxn))
-			continue
-		}
-		if err != nil {
-			s.requeueAccess(inos, pending)
-			return err
-		}
-		inos = inos[len(part):]
-	}
-	return nil
-}
+// flushAccess persists pending access statistics (access.Counts.Flush).
+func (s *Store) flushAccess() error { return s.access.Flush(s.storeAccess) }
 
-// requeueAccess puts back access statistics that could not be saved.
-func (s *Store) requeueAccess(inos []uint64, pending map[uint64]accessStat) {
-	s.accMu.Lock()
-	defer s.accMu.Unlock()
-	for _, ino := range inos {
-		a, b := s.access[ino], pending[ino]
-		s.access[ino] = accessStat{last: max(a.last, b.last), count: a.count + b.count}
+// storeAccess adds the pending access statistics of inos to their records
+// in one transaction.
+func (s *Store) storeAccess(part []uint64, pending map[uint64]access.Stat) error {
+	s.mu.Lock()
+	err := s.kv.Update(func(t backend.Txn) error {
+		if m, ok := t.(backend.ManyGetter); ok {
+			// Their inodes and records in one request, not two
+			// round trips each (etcd), while mu is held.
+			keys := make([][]byte, 0, 2*len(part))
+			for _, ino := range part {
+				keys = append(keys, backend.InodeKey(ino), backend.MetaKey(ino))
+			}
+			if _, _, err := m.GetMany(keys); err != nil {
+				return err
+			}
+		}
+		for _, ino := range part {
+			if _, err := t.Get(backend.InodeKey(ino)); errors.Is(err, backend.ErrNotFound) {
+				continue // removed meanwhile
+			}
+			r, err := getRecord(t, ino)
+			if err != nil {
+				return err
+			}
+			a := pending[ino]
+			r.LastAccessed = max(r.LastAccessed, a.Last)
+			r.AccessCount += a.Count
+			if err := putRecord(t, ino, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		for _, ino := range part {
+			s.recs.Forget(ino)
+		}
 	}
+	s.unlock()
+	return err
 }
 
 // Info is a memory as listed in meta/index.json and the xattrs.
@@ -258,7 +219,7 @@ type Info struct {
 	// unsure: nobody can tell whose the memory is (isolation.go).
 	unsure bool
 	// Ignored: the policy's ignore rules match the path; the file is not
-	// a memory (policy.go).
+	// a memory (internal/rules).
 	Ignored bool `json:"-"`
 }
 

@@ -1,12 +1,5 @@
 package store
 
-import (
-	"sort"
-	"sync"
-
-	"github.com/mnemofs/mnemofs/redact"
-)
-
 // Redaction (meta/policy.yaml redact:, package redact). Index-mode rules
 // are the views' business: the store keeps the bytes and only hands out
 // the compiled rules (Redactor). Store-mode rules mask a file's bytes
@@ -25,22 +18,6 @@ import (
 // policy changed, or renamed in from another tree, or in a blob file) is
 // not rewritten: the rule applies to what is written from then on.
 
-// redactorBox holds the compiled rules (nil: none).
-type redactorBox struct{ r *redact.Redactor }
-
-// Redactor is the policy's compiled redaction rules, nil when none.
-func (s *Store) Redactor() *redact.Redactor {
-	if b := s.red.Load(); b != nil {
-		return b.r
-	}
-	p, stored := s.policy()
-	b := &redactorBox{p.Redactor()}
-	if stored {
-		s.red.Store(b)
-	}
-	return b.r
-}
-
 // storeMasked reports whether a store-mode rule covers the file ino.
 func (s *Store) storeMasked(ino uint64) bool {
 	r := s.Redactor().ForStore()
@@ -54,46 +31,6 @@ func (s *Store) storeMasked(ino uint64) bool {
 // maxMasked bounds a store-masked file: it is held in memory until its
 // commit.
 const maxMasked = 64 << 20
-
-// redactCounts counts the matches masked per rule since the store opened.
-type redactCounts struct {
-	mu sync.Mutex
-	n  map[string]uint64
-}
-
-func (c *redactCounts) add(m map[string]int) {
-	if len(m) == 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]uint64{}
-	}
-	for k, v := range m {
-		c.n[k] += uint64(v)
-	}
-}
-
-// RedactionCount is one rule's count.
-type RedactionCount struct {
-	Rule  string `json:"rule"`
-	Mode  string `json:"mode"`
-	Count uint64 `json:"count"`
-}
-
-// StoreRedactions returns what store-mode rules masked since the store
-// opened, per rule of the current policy.
-func (s *Store) StoreRedactions() []RedactionCount {
-	s.redCounts.mu.Lock()
-	defer s.redCounts.mu.Unlock()
-	var out []RedactionCount
-	for _, nm := range s.Redactor().ForStore().Names() {
-		out = append(out, RedactionCount{Rule: nm[0], Mode: nm[1], Count: s.redCounts.n[nm[0]]})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
-	return out
-}
 
 // maskLocked applies the store-mode rules to f's uncommitted content
 // before the commit writes anything: the changed part (from the chunk
@@ -159,7 +96,7 @@ func (s *Store) maskLocked(f *openFile) (bool, error) {
 	}
 	f.hash, f.hashTried = nil, true
 	s.setSize(i, newSize, false)
-	s.redCounts.add(counts)
+	s.rules.Masked(counts)
 	return true, nil
 }
 

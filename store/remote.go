@@ -211,11 +211,7 @@ func (s *Store) revertUncommitted(ino, committed uint64) {
 }
 
 // dropPolicy forgets the parsed policy and what is compiled from it.
-func (s *Store) dropPolicy() {
-	s.pol.Store(nil)
-	s.ign.Store(nil)
-	s.red.Store(nil)
-}
+func (s *Store) dropPolicy() { s.rules.Drop() }
 
 // sharedCreate makes a create on a shared store safe against another
 // host's: inside the transaction it reads the entry (EEXIST when another

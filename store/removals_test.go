@@ -1,13 +1,13 @@
 package store
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/store/changes"
 )
 
 // TestRemovalLog: removals since a version are read from the log, across
@@ -107,55 +107,9 @@ func TestRemovalLog(t *testing.T) {
 	closeBoth(s, kv)
 	kv, err = backend.OpenBadger(dir, backend.Options{})
 	must(t, err)
-	must(t, kv.Update(func(t backend.Txn) error { return t.Delete(removalsClosedKey) }))
+	must(t, kv.Update(func(t backend.Txn) error { return t.Delete(changes.ClosedKey()) }))
 	must(t, kv.Close())
 	s, kv = open()
 	check(s, false)
 	closeBoth(s, kv)
-}
-
-// TestRemovalLogPruned: past its bound the log loses its older half, and
-// a version before what is left is answered by the walk.
-func TestRemovalLogPruned(t *testing.T) {
-	old := removalLogMax
-	removalLogMax = 8
-	defer func() { removalLogMax = old }()
-	kv, err := backend.OpenBadger(filepath.Join(t.TempDir(), "db"), backend.Options{})
-	must(t, err)
-	defer kv.Close()
-	s, err := Open(kv, Options{ScratchAge: time.Hour})
-	must(t, err)
-	defer s.Close()
-	w, err := s.Lookup(RootIno, "working")
-	must(t, err)
-	var versions []uint64
-	var inos []uint64
-	for n := range 12 {
-		i, err := s.Create(w.Ino, fmt.Sprint(n), 0o644, Owner{})
-		must(t, err)
-		inos = append(inos, i.Ino)
-	}
-	for n := range 12 {
-		v, _ := s.Settled(time.Second)
-		versions = append(versions, v)
-		_, err := s.Remove(w.Ino, fmt.Sprint(n))
-		must(t, err)
-	}
-	must(t, s.pruneRemovals())
-	count := 0
-	vkv, _ := s.versioned()
-	must(t, vkv.KeysSince([]byte{backend.PrefixRemoved}, 0, func([]byte, uint64) error { count++; return nil }))
-	if count != 4 {
-		t.Errorf("%d entries left in the log, want 4", count)
-	}
-	got, err := s.ChangedSince(versions[0])
-	must(t, err)
-	if got.Logged {
-		t.Error("a version before the pruned part is answered from the log")
-	}
-	got, err = s.ChangedSince(versions[9])
-	must(t, err)
-	if !got.Logged || !slices.Equal(got.Removed, inos[9:]) {
-		t.Errorf("from the part kept: logged %v, removed %v, want %v", got.Logged, got.Removed, inos[9:])
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/store/internal/access"
 )
 
 // Saves: editors, sed -i, agent SDKs and git replace a file
@@ -106,14 +107,11 @@ func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw
 	}
 	nwRec.AccessCount += oldRec.AccessCount
 	nwRec.LastAccessed = max(nwRec.LastAccessed, oldRec.LastAccessed)
-	s.accMu.Lock()
-	if a, ok := s.access[old.Ino]; ok {
+	if a, ok := s.access.Take(old.Ino); ok {
 		r.access = a // taken by the first run
-		delete(s.access, old.Ino)
 	}
-	s.accMu.Unlock()
-	nwRec.AccessCount += r.access.count
-	nwRec.LastAccessed = max(nwRec.LastAccessed, r.access.last)
+	nwRec.AccessCount += r.access.Count
+	nwRec.LastAccessed = max(nwRec.LastAccessed, r.access.Last)
 	nw.Btime = old.Btime
 	// User xattrs the new file does not have itself.
 	var names []string
@@ -153,7 +151,7 @@ func (s *Store) handOver(t backend.Txn, p string, old *Inode, oldRec *Record, nw
 type redo struct {
 	rec    Record
 	xattrs uint32
-	access accessStat
+	access access.Stat
 	done   bool
 }
 

@@ -12,7 +12,10 @@ import (
 
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/cache"
-	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/store/changes"
+	"github.com/mnemofs/mnemofs/store/internal/access"
+	"github.com/mnemofs/mnemofs/store/internal/pack"
+	"github.com/mnemofs/mnemofs/store/internal/rules"
 )
 
 // ChunkSize is the size of one content chunk.
@@ -47,8 +50,10 @@ type core struct {
 	kv  backend.KV
 	now func() time.Time
 	log *log.Logger
-	// packs caches decompressed packs (pack.go).
-	packs packCache
+	// packs caches decompressed packs, and packer packs trees (package
+	// pack).
+	packs  pack.Cache
+	packer pack.Packer
 
 	// mu serialises every mutation of the namespace and every commit, so
 	// transactions never conflict and KV and cache change together.
@@ -67,9 +72,10 @@ type core struct {
 	loading atomic.Bool
 	// events waits for mu to be released (mu); see unlock.
 	events []Change
-	// delivering counts change events taken from under mu (or a bulk
-	// batch's) not yet handed to OnChange (Settled, since.go).
-	delivering atomic.Int64
+	// changes counts the change events taken from under mu (or a bulk
+	// batch's) not yet handed to OnChange, and keeps the removal log
+	// (package changes).
+	changes *changes.Log
 
 	// icMu guards inodes, the cache of loaded inode records. Entries are
 	// replaced or mutated only with mu held as well (or, for size and
@@ -79,10 +85,6 @@ type core struct {
 	// forgets counts the cache's forgets (icMu): a load that saw another
 	// count before its read does not cache what it read (inode()).
 	forgets uint64
-
-	// removalsMu orders readers of the removal log with its pruning
-	// (removals.go).
-	removalsMu sync.RWMutex
 
 	// dcMu guards dc, the directory cache, and dcEpoch (dircache.go).
 	dcMu    sync.RWMutex
@@ -102,22 +104,17 @@ type core struct {
 	// a file's chunks (spill, truncation, purge, repair).
 	tails *cache.Tails
 
-	// accMu guards access, pending last_accessed/access_count updates.
-	accMu  sync.Mutex
-	access map[uint64]accessStat
+	// access counts last_accessed/access_count updates not stored yet
+	// (package access).
+	access access.Counts
 
 	// recs caches records as stored (record.go); every writer of a record
 	// holds mu and calls Set or Forget after its transaction.
 	recs *cache.Fill[uint64, Record]
 
-	// pol caches the parsed policy (policy.go); PutSetting drops it.
-	pol atomic.Pointer[policy.Policy]
-	// polLast is the last policy read: Policy's stand-in while the stored
-	// one cannot be read.
-	polLast atomic.Pointer[policy.Policy]
-	// legacyCommand: the stored policy's dropped consolidation section was
-	// logged.
-	legacyCommand atomic.Bool
+	// rules is the stored policy and what is compiled from it (package
+	// rules).
+	rules *rules.Policy
 	// internal: the inodes maintenance is writing (RewriteInternal;
 	// filesMu).
 	internal map[uint64]int
@@ -125,13 +122,7 @@ type core struct {
 	// on with (saves.go; mu).
 	vacated  map[entryName]vacancy
 	vacatedQ []vacatedNote
-	// ign is the policy's compiled ignore rules (policy.go), dropped with
-	// pol.
-	ign atomic.Pointer[policy.Ignorer]
-	// red is the policy's compiled redaction rules (redact.go), dropped
-	// with pol; redCounts counts what store-mode rules masked.
-	red       atomic.Pointer[redactorBox]
-	redCounts redactCounts
+
 	redWarned sync.Map // inodes warned of (warnUnmasked)
 
 	// space refuses writes before the disk fills (nil: no check).
@@ -144,13 +135,6 @@ type core struct {
 
 	// hot caches whole small files' committed content (hot.go); nil: off.
 	hot *cache.Sized[uint64, hotEntry]
-
-	// packLimit, when set, is fewer members a pack than packFiles: the
-	// engine refused a bigger pack's transaction (packing.go).
-	packLimit atomic.Int32
-	// accLimit, when set, is fewer records a transaction than
-	// flushAccess's 256: the engine refused more (record.go).
-	accLimit atomic.Int32
 
 	// shared: other hosts change the KV too; stopWatch ends the watch of
 	// their changes (remote.go).
@@ -177,7 +161,7 @@ const idLease = 4096
 func Open(kv backend.KV, o Options) (*Store, error) {
 	s := &Store{opts: o, core: &core{kv: kv, now: o.Now, log: o.Logger,
 		inodes: map[uint64]*Inode{}, writes: map[uint64]*writeState{}, dc: map[uint64]*listing{}, vacated: map[entryName]vacancy{}, internal: map[uint64]int{}, stageLive: map[uint64]bool{}, grace: garbageGrace,
-		access: map[uint64]accessStat{}, stop: make(chan struct{}), tails: cache.NewTails(1024),
+		stop: make(chan struct{}), tails: cache.NewTails(1024), changes: newChanges(kv, o.ReadOnly),
 		recs: cache.NewFill[uint64, Record](4096)}}
 	if s.now == nil {
 		s.now = time.Now
@@ -196,6 +180,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if s.opts.ScratchAge == 0 {
 		s.opts.ScratchAge = 3 * time.Second
 	}
+	s.rules = newRules(s)
 	if o.ReadOnly {
 		// Nothing is written, whatever path asks: no start-up repairs, no
 		// background commits, syncs or access counts (touch).
@@ -212,7 +197,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	if err := s.init(); err != nil {
 		return nil, err
 	}
-	if err := s.openRemovals(); err != nil {
+	if err := s.changes.OpenRemovals(); err != nil {
 		return nil, err
 	}
 	s.startWatch(kv)
@@ -226,7 +211,7 @@ func Open(kv backend.KV, o Options) (*Store, error) {
 	go s.flusher()
 	go func() {
 		defer s.done.Done()
-		if err := s.pruneRemovals(); err != nil {
+		if err := s.changes.PruneRemovals(); err != nil {
 			s.log.Printf("pruning the removal log: %v", err)
 		}
 	}()
@@ -269,8 +254,8 @@ func (s *Store) Close() error {
 		}
 	}
 	err := s.flushAccess()
-	if cerr := s.closeRemovals(); err == nil {
-		err = cerr // the last write (removals.go)
+	if cerr := s.changes.CloseRemovals(); err == nil {
+		err = cerr // the last write (changes/removals.go)
 	}
 	// Everything committed is durable once the store is closed, blob
 	// data before the records (durable.go).

@@ -5,6 +5,8 @@ import (
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/redact"
+	"github.com/mnemofs/mnemofs/store/internal/rules"
 )
 
 // The policy (meta/policy.yaml) is a store setting, shared by every mount
@@ -12,6 +14,9 @@ import (
 // operator, through the CLI or a mount without --user (fusefs/policy.go,
 // SECURITY.md). It never names a program to run (policy.ErrCommandInPolicy);
 // programs are host-local (Options.Operator).
+
+// The policy read and what is compiled from it are package
+// internal/rules'; these are the store's side of them.
 
 const policySetting = "policy"
 
@@ -21,36 +26,8 @@ const policySetting = "policy"
 // cached: the next call reads again. (Caching the defaults there would
 // turn the redaction rules off until the policy next changed.)
 func (s *Store) Policy() policy.Policy {
-	p, _ := s.policy()
+	p, _ := s.rules.Get()
 	return p
-}
-
-// policy is Policy, and whether it is the stored one rather than a stand-in
-// for one that could not be read (what is compiled from a stand-in is not
-// cached either).
-func (s *Store) policy() (policy.Policy, bool) {
-	if p := s.pol.Load(); p != nil {
-		return *p, true
-	}
-	b, err := s.Setting(policySetting)
-	if err != nil {
-		if last := s.polLast.Load(); last != nil {
-			return *last, false
-		}
-		return policy.Default(), false
-	}
-	p := policy.Default()
-	if len(b) > 0 {
-		if q, dropped, err := policy.ParseStored(b); err == nil {
-			p = q
-			if dropped && s.legacyCommand.CompareAndSwap(false, true) {
-				s.log.Printf("meta/policy.yaml has a consolidation section, which is no longer obeyed: name the command in the data directory's operator.yaml (SECURITY.md)")
-			}
-		}
-	}
-	s.pol.Store(&p)
-	s.polLast.Store(&p)
-	return p, true
 }
 
 // PolicyBytes is the stored text of the policy, nil when none was written.
@@ -69,9 +46,9 @@ func (s *Store) SetPolicy(b []byte) error {
 	}
 	oldPol := s.Policy()
 	old := oldPol.Ignore
-	s.legacyCommand.Store(false)
-	s.delivering.Add(1) // the Reindexed below is this commit's event (Settled)
-	defer s.delivering.Add(-1)
+	s.rules.WarnAgain()
+	s.changes.Taken() // the Reindexed below is this commit's event (Settled)
+	defer s.changes.Handed()
 	if err := s.PutSetting(policySetting, b); err != nil {
 		return err
 	}
@@ -90,24 +67,23 @@ func (s *Store) Operator() (policy.Operator, error) {
 	return s.opts.Operator()
 }
 
-// ignorer is the compiled ignore rules of the policy.
-func (s *Store) ignorer() *policy.Ignorer {
-	if ig := s.ign.Load(); ig != nil {
-		return ig
-	}
-	p, stored := s.policy()
-	ig, err := policy.NewIgnorer(p.Ignore)
-	if err != nil {
-		ig, _ = policy.NewIgnorer(nil) // a stored policy was checked; defaults at worst
-	}
-	if stored {
-		s.ign.Store(ig)
-	}
-	return ig
-}
-
 // Ignored reports whether the store path p (of a directory if isDir) is
 // not a memory: the policy's ignore rules match it (a tool's own tree,
 // such as .git/). Such files are stored and behave as plain files, but
 // are never indexed, viewed, counted, versioned or trashed.
-func (s *Store) Ignored(p string, isDir bool) bool { return s.ignorer().Match(p, isDir) }
+func (s *Store) Ignored(p string, isDir bool) bool { return s.rules.Ignorer().Match(p, isDir) }
+
+// Redactor is the policy's compiled redaction rules, nil when none.
+func (s *Store) Redactor() *redact.Redactor { return s.rules.Redactor() }
+
+// RedactionCount is one store-mode rule's count of matches masked.
+type RedactionCount = rules.RedactionCount
+
+// StoreRedactions returns what store-mode rules masked since the store
+// opened, per rule of the current policy.
+func (s *Store) StoreRedactions() []RedactionCount { return s.rules.StoreRedactions() }
+
+// newRules is the policy of s, kept as its setting.
+func newRules(s *Store) *rules.Policy {
+	return rules.New(func() ([]byte, error) { return s.Setting(policySetting) }, s.log)
+}

@@ -1,11 +1,10 @@
-package store
+package changes
 
 import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/mnemofs/mnemofs/backend"
@@ -19,32 +18,19 @@ import (
 // other hosts change the store too (etcd), a version is settled once the
 // watch has delivered their commits up to it (backend.Settler).
 
-// ID names this store: the birth time of its root directory, written once
-// when the store was created. A store made anew in the same place (or a
-// different one restored there) has another.
-func (s *Store) ID() (string, error) {
-	root, err := s.inode(RootIno)
-	if err != nil {
-		return "", err
-	}
-	s.icMu.RLock()
-	defer s.icMu.RUnlock()
-	return fmt.Sprintf("%x", root.Btime), nil
-}
-
 // Versioned reports whether Settled and ChangedSince can answer: the
 // KV numbers commits, and, when others change it, can tell when their
 // commits up to a version have been delivered.
-func (s *Store) Versioned() bool {
-	_, ok := s.versioned()
+func (l *Log) Versioned() bool {
+	_, ok := l.versioned()
 	return ok
 }
 
 // versioned is the KV as a backend.Versioned, for a local store or a
 // shared one whose KV is a backend.Settler.
-func (s *Store) versioned() (backend.Versioned, bool) {
-	vkv, ok := backend.AsVersioned(s.kv)
-	if _, settles := vkv.(backend.Settler); s.shared && !settles {
+func (l *Log) versioned() (backend.Versioned, bool) {
+	vkv, ok := backend.AsVersioned(l.kv)
+	if _, settles := vkv.(backend.Settler); l.shared && !settles {
 		return nil, false
 	}
 	return vkv, ok
@@ -57,18 +43,20 @@ func (s *Store) versioned() (backend.Versioned, bool) {
 // Versioned, or when events kept arriving for longer than wait; a shared
 // store's also when it is read-only (settling writes a key) or when its
 // watch did not bring that key back within wait (at least sharedSettle).
-func (s *Store) Settled(wait time.Duration) (uint64, bool) {
-	vkv, ok := s.versioned()
+// locked runs its function under the store's namespace lock, under which
+// every commit runs and records its events.
+func (l *Log) Settled(wait time.Duration, locked func(func())) (uint64, bool) {
+	vkv, ok := l.versioned()
 	if !ok {
 		return 0, false
 	}
 	deadline := time.Now().Add(wait)
 	var v uint64
 	st, settles := vkv.(backend.Settler)
-	if settles && s.shared && s.opts.ReadOnly {
+	if settles && l.shared && l.readOnly {
 		return 0, false // settling writes a key: not from a read-only store
 	}
-	if settles && s.shared {
+	if settles && l.shared {
 		// A write and its return through the watch: round trips to the
 		// cluster, not events in flight, which wait is meant for.
 		deadline = time.Now().Add(max(wait, sharedSettle))
@@ -80,24 +68,21 @@ func (s *Store) Settled(wait time.Duration) (uint64, bool) {
 		if err != nil {
 			return 0, false
 		}
-		s.mu.Lock() // a barrier: the commits before the mark are done
-		s.mu.Unlock()
+		locked(func() {}) // a barrier: the commits before the mark are done
 		v = mark
 	} else {
 		// Every commit runs under mu and records its events there (a bulk
 		// batch counts itself in delivering before its first write): with mu
 		// held, every commit at or below v has its events recorded or counted.
-		s.mu.Lock()
-		v = vkv.Version()
-		s.mu.Unlock()
+		locked(func() { v = vkv.Version() })
 	}
-	for s.delivering.Load() != 0 {
+	for l.delivering.Load() != 0 {
 		if time.Now().After(deadline) {
 			return 0, false
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
-	if settles && s.shared && !st.Delivered(v, deadline) {
+	if settles && l.shared && !st.Delivered(v, deadline) {
 		return 0, false
 	}
 	return v, true
@@ -135,8 +120,8 @@ type Since struct {
 // enough. A node removed is in Removed, from the removal log, or, when the
 // log does not reach back to since, missing from Live, which takes a
 // key-only walk of every inode. Otherwise the cost follows what changed.
-func (s *Store) ChangedSince(since uint64) (Since, error) {
-	vkv, ok := s.versioned()
+func (l *Log) ChangedSince(since uint64) (Since, error) {
+	vkv, ok := l.versioned()
 	if !ok {
 		return Since{}, fmt.Errorf("store: this backend does not number its commits")
 	}
@@ -144,9 +129,9 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 	if out.Version < since {
 		return out, fmt.Errorf("store: the KV is at version %d, before %d: it is not the store that was", out.Version, since)
 	}
-	s.removalsMu.RLock()
-	defer s.removalsMu.RUnlock()
-	removed, logged, err := s.removedSince(vkv, since)
+	l.removalsMu.RLock()
+	defer l.removalsMu.RUnlock()
+	removed, logged, err := l.removedSince(vkv, since)
 	if err != nil {
 		return out, err
 	}
@@ -178,9 +163,8 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 			return out, err
 		}
 	}
-	samples := backend.StoreKey(settingPrefix + sizeSamples)
-	err = vkv.KeysSince(backend.StoreKey(settingPrefix), since, func(k []byte, _ uint64) error {
-		if !bytes.Equal(k, samples) { // a statistic, not a setting of memories
+	err = vkv.KeysSince(l.settings, since, func(k []byte, _ uint64) error {
+		if !slices.ContainsFunc(l.statistics, func(st []byte) bool { return bytes.Equal(k, st) }) { // a statistic, not a setting of memories
 			out.Settings = true
 		}
 		return nil
@@ -194,31 +178,4 @@ func (s *Store) ChangedSince(since uint64) (Since, error) {
 	}
 	slices.Sort(out.Changed)
 	return out, nil
-}
-
-// DirLinks maps every directory but the root to where it is (its parent
-// and name), as of one moment. A caller that kept it with its derived data
-// can tell, of a directory in Since.Changed, whether it moved (its link
-// differs) or only had entries come and go.
-func (s *Store) DirLinks() (map[uint64]Link, error) {
-	out := map[uint64]Link{}
-	err := s.kv.View(func(t backend.Txn) error {
-		var derr error
-		err := t.Scan([]byte{backend.PrefixDirent}, nil, false, func(k, v []byte) bool {
-			ino, mode, err := decodeDirent(v)
-			if err != nil {
-				derr = err
-				return false
-			}
-			if mode&syscall.S_IFMT == syscall.S_IFDIR {
-				out[ino] = Link{Parent: backend.DirentDir(k), Name: backend.DirentName(k)}
-			}
-			return true
-		})
-		if err == nil {
-			err = derr
-		}
-		return err
-	})
-	return out, err
 }

@@ -1,4 +1,4 @@
-package store
+package changes
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // takes a walk of every inode key: at a million memories, most of a
 // second and hundreds of MiB of the engine's tables brought into memory.
 // So every removal of an inode record also writes r<ino> in the same
-// transaction (delInode), and ChangedSince reads the removals since a
+// transaction (DeleteInode), and ChangedSince reads the removals since a
 // version from the keys written after it.
 //
 // A program that does not write the log (an older mnemofs) may have
@@ -36,34 +36,39 @@ var (
 	removalsClosedKey = backend.StoreKey("removals/closed")
 )
 
+// ClosedKey is the key of the mark of a clean close, which a copy of the
+// store under another KV (a backup's load) leaves out: the copy's
+// versions are not the ones the log was kept under.
+func ClosedKey() []byte { return bytes.Clone(removalsClosedKey) }
+
 // removalLogMax is a variable for the tests.
 var removalLogMax = 1 << 17
 
-// delInode deletes the inode record of ino in t, with its mark in the
+// DeleteInode deletes the inode record of ino in t, with its mark in the
 // removal log (on a store that keeps one).
-func (s *Store) delInode(t backend.Txn, ino uint64) error {
+func (l *Log) DeleteInode(t backend.Txn, ino uint64) error {
 	if err := t.Delete(backend.InodeKey(ino)); err != nil {
 		return err
 	}
-	if _, ok := s.versioned(); !ok {
+	if _, ok := l.versioned(); !ok {
 		return nil
 	}
 	return t.Set(backend.RemovedKey(ino), nil)
 }
 
-// openRemovals decides, at a start before anything is written, from which
+// OpenRemovals decides, at a start before anything is written, from which
 // version on the removal log is complete. Only a versioned store that
 // this start may write keeps one.
-func (s *Store) openRemovals() error {
-	vkv, ok := s.versioned()
-	if !ok || s.opts.ReadOnly {
+func (l *Log) OpenRemovals() error {
+	vkv, ok := l.versioned()
+	if !ok || l.readOnly {
 		return nil
 	}
 	now := vkv.Version()
 	if _, shared := vkv.(backend.Settler); shared && now == 0 {
 		// The cluster did not answer: the log is not trusted at all (a
 		// walk finds removals) until a start can say from when.
-		return s.kv.Update(func(t backend.Txn) error { return t.Delete(removalsSinceKey) })
+		return l.kv.Update(func(t backend.Txn) error { return t.Delete(removalsSinceKey) })
 	}
 	var closedAt uint64
 	err := vkv.KeysSince(removalsClosedKey, 0, func(k []byte, v uint64) error {
@@ -75,11 +80,11 @@ func (s *Store) openRemovals() error {
 	if err != nil {
 		return err
 	}
-	_, known, err := s.removalsSince()
+	_, known, err := l.removalsSince()
 	if err != nil {
 		return err
 	}
-	return s.kv.Update(func(t backend.Txn) error {
+	return l.kv.Update(func(t backend.Txn) error {
 		if !known || closedAt == 0 || closedAt != now {
 			// Someone else may have written since: trust the log from now.
 			if err := t.Set(removalsSinceKey, binary.BigEndian.AppendUint64(nil, now)); err != nil {
@@ -90,18 +95,18 @@ func (s *Store) openRemovals() error {
 	})
 }
 
-// closeRemovals is the last write of a clean close.
-func (s *Store) closeRemovals() error {
-	if _, ok := s.versioned(); !ok || s.opts.ReadOnly {
+// CloseRemovals is the last write of a clean close.
+func (l *Log) CloseRemovals() error {
+	if _, ok := l.versioned(); !ok || l.readOnly {
 		return nil
 	}
-	return s.kv.Update(func(t backend.Txn) error { return t.Set(removalsClosedKey, nil) })
+	return l.kv.Update(func(t backend.Txn) error { return t.Set(removalsClosedKey, nil) })
 }
 
 // removalsSince reads the version after which the log is complete.
-func (s *Store) removalsSince() (uint64, bool, error) {
+func (l *Log) removalsSince() (uint64, bool, error) {
 	var v []byte
-	err := s.kv.View(func(t backend.Txn) error {
+	err := l.kv.View(func(t backend.Txn) error {
 		var err error
 		v, err = t.Get(removalsSinceKey)
 		return err
@@ -118,8 +123,8 @@ func (s *Store) removalsSince() (uint64, bool, error) {
 // removedSince lists the inodes the log says were removed after version
 // since, in increasing order; false when the log is not complete that far
 // back. Caller holds removalsMu (read).
-func (s *Store) removedSince(vkv backend.Versioned, since uint64) ([]uint64, bool, error) {
-	from, known, err := s.removalsSince()
+func (l *Log) removedSince(vkv backend.Versioned, since uint64) ([]uint64, bool, error) {
+	from, known, err := l.removalsSince()
 	if err != nil || !known || since < from {
 		return nil, false, err
 	}
@@ -131,11 +136,11 @@ func (s *Store) removedSince(vkv backend.Versioned, since uint64) ([]uint64, boo
 	return out, err == nil, err
 }
 
-// pruneRemovals drops the older half of the log once it passes
+// PruneRemovals drops the older half of the log once it passes
 // removalLogMax entries, moving the trusted version up first.
-func (s *Store) pruneRemovals() error {
-	vkv, ok := s.versioned()
-	if !ok || s.opts.ReadOnly {
+func (l *Log) PruneRemovals() error {
+	vkv, ok := l.versioned()
+	if !ok || l.readOnly {
 		return nil
 	}
 	type mark struct {
@@ -150,16 +155,16 @@ func (s *Store) pruneRemovals() error {
 	if err != nil || len(marks) <= removalLogMax {
 		return err
 	}
-	s.removalsMu.Lock()
-	defer s.removalsMu.Unlock()
+	l.removalsMu.Lock()
+	defer l.removalsMu.Unlock()
 	slices.SortFunc(marks, func(a, b mark) int { return cmp.Compare(a.v, b.v) })
 	cut := marks[len(marks)-removalLogMax/2].v - 1
-	from, _, err := s.removalsSince()
+	from, _, err := l.removalsSince()
 	if err != nil {
 		return err
 	}
 	if cut > from {
-		err := s.kv.Update(func(t backend.Txn) error {
+		err := l.kv.Update(func(t backend.Txn) error {
 			return t.Set(removalsSinceKey, binary.BigEndian.AppendUint64(nil, cut))
 		})
 		if err != nil {
@@ -172,5 +177,5 @@ func (s *Store) pruneRemovals() error {
 			keys = append(keys, m.key)
 		}
 	}
-	return s.deleteKeys(keys)
+	return backend.DeleteKeys(l.kv, keys)
 }
