@@ -126,7 +126,7 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 // (its type and bookkeeping), which is not worth the budget. It is read
 // as scope's reader (if any) sees it.
 func (e *Engine) section(root, p string, ino uint64, scope Filter) string {
-	st := e.st
+	var st Reader = e.st
 	if scope.Reader != nil {
 		st = scope.Reader // as the reader sees it (a shared log: its lines)
 	}

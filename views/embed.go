@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/search"
-	"github.com/mnemofs/mnemofs/store"
 )
 
 // Encoder turns texts into L2-normalised vectors (embed.Encoder).
@@ -66,7 +65,7 @@ func (e *Engine) SetEncoder(enc Encoder) {
 
 // load reads the stored vectors (dropping them all if another model made
 // them). It runs before the build, which then enqueues every memory.
-func (m *embedder) load(st *store.Store) error {
+func (m *embedder) load(st Store) error {
 	id := []byte(fmt.Sprintf("%s/%d", m.enc.Name(), m.enc.Dim()))
 	stored, err := st.EmbedModel()
 	if err != nil {
@@ -110,7 +109,7 @@ func (m *embedder) enqueue(ino uint64) {
 }
 
 // remove forgets a memory that is gone.
-func (m *embedder) remove(st *store.Store, ino uint64) {
+func (m *embedder) remove(st Store, ino uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.pending, ino)

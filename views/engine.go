@@ -50,7 +50,7 @@ type Entry struct {
 // every read (a search, a view listing) first waits for the queue to drain,
 // so a file closed before the read is always seen by it.
 type Engine struct {
-	st  *store.Store
+	st  Store
 	idx *search.Index
 	log *log.Logger
 	// scanned: how many memories the last build read by range scans
@@ -127,6 +127,8 @@ type Engine struct {
 	// background is called around work that takes seconds of CPU and
 	// answers no request (a build, a snapshot write): SetBackground.
 	background atomic.Pointer[func() (done func())]
+	// meta makes the files of meta/ other packages write (SetMetaSources).
+	meta MetaSources
 }
 
 type dirSet struct {
@@ -152,7 +154,7 @@ func NewEngine(logger *log.Logger) *Engine {
 
 // Start builds the catalog and index from the store in the background,
 // then applies changes as they come.
-func (e *Engine) Start(st *store.Store) {
+func (e *Engine) Start(st Store) {
 	e.st = st
 	e.startSnapshots()
 	go e.run()

@@ -33,7 +33,7 @@ type Filter struct {
 	// (store.ForUser, reader.go): of a shared log only the lines it sees
 	// match, and text is shown as it reads it. Set with ForReader, which
 	// sets May too.
-	Reader *store.Store
+	Reader UserView
 }
 
 // And returns the filter matching both f and g.

@@ -246,7 +246,7 @@ func (e *Engine) WithSnippets(q Query, rs []Result) []Result { return e.withSnip
 
 // withSnippets is WithSnippets with the text read through st (the
 // engine's store, or a reader's view of it).
-func (e *Engine) withSnippets(q Query, rs []Result, st *store.Store) []Result {
+func (e *Engine) withSnippets(q Query, rs []Result, st Reader) []Result {
 	out := slices.Clone(rs)
 	for i := range out {
 		if out[i].Snippet == "" {
@@ -258,7 +258,7 @@ func (e *Engine) withSnippets(q Query, rs []Result, st *store.Store) []Result {
 
 // snippet picks the line of the memory that holds the most query terms;
 // for a log's line, that line's text. The file is read through st.
-func (e *Engine) snippet(h search.Hit, terms []string, st *store.Store) string {
+func (e *Engine) snippet(h search.Hit, terms []string, st Reader) string {
 	if h.Part > 0 {
 		if raw, ok := e.logLine(h.Ino, h.Part); ok {
 			raw = e.redactIno(h.Ino, raw)

@@ -1,7 +1,5 @@
 package views
 
-import "github.com/mnemofs/mnemofs/store"
-
 // Readers isolated for one user. An engine built on a store open for
 // every user (a mount without --user) serves a user the way an engine on
 // a store opened for that user would: through the user's view of the
@@ -15,7 +13,7 @@ import "github.com/mnemofs/mnemofs/store"
 
 // ForReader is the filter of what the view v (a store.ForUser view of
 // the engine's store) shows.
-func ForReader(v *store.Store) Filter {
+func ForReader(v UserView) Filter {
 	if v.User() == "" {
 		return Filter{}
 	}
@@ -33,7 +31,7 @@ func (e *Engine) WithSnippetsFor(q Query, rs []Result, scope Filter) []Result {
 // StatsJSONFor is meta/stats.json as the view v shows the store: the
 // memories and sizes v sees (a shared log's by the lines it shows), as
 // meta/stats.json of a mount for v's user counts them.
-func (e *Engine) StatsJSONFor(v *store.Store) ([]byte, error) {
+func (e *Engine) StatsJSONFor(v UserView) ([]byte, error) {
 	if v.User() == "" {
 		return e.StatsJSON(nil)
 	}
