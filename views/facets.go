@@ -211,13 +211,6 @@ func (e *Engine) resetCatalog() {
 	e.facets = newFacets()
 }
 
-// hiddenAt reports whether a memory named name in directory parent is
-// left out of the unfiltered views (under /archive, or no path).
-func (e *Engine) hiddenAt(parent uint64, name string) bool {
-	dir, err := e.dirPath(parent)
-	return err != nil || archived(strings.TrimSuffix(dir, "/")+"/"+name)
-}
-
 // rehide decides again, after directories moved, which memories are
 // hidden. It runs in the worker (the only writer of the catalog), so it
 // reads the catalog without the lock; the paths of the directories come

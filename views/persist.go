@@ -220,13 +220,6 @@ func (e *Engine) markForStop() (snapMark, bool) {
 	return e.markNow()
 }
 
-// idle reports that every change queued has been applied.
-func (e *Engine) idle() bool {
-	e.qMu.Lock()
-	defer e.qMu.Unlock()
-	return e.done == e.enq && len(e.queue) == 0 && !e.rebuild
-}
-
 // stopSnapshots ends the writer and, when m is usable, writes a last
 // snapshot if anything changed since the last one. The worker has stopped
 // after applying everything delivered before m was taken.
