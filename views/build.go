@@ -32,7 +32,7 @@ func (e *Engine) build() bool {
 	}
 	n, own, stopped := 0, 0, false
 	e.st.ScanMemoriesPrepared(inos, indexMax, e.prepareScanned, func(m *store.Scanned) bool {
-		if n%256 == 0 && e.isStopped() {
+		if n%256 == 0 && e.w.isStopped() {
 			stopped = true
 			return false
 		}

@@ -77,8 +77,6 @@ type Engine struct {
 	dirMoved bool
 	// movedDirs are the directories moved in that batch (rescanTree).
 	movedDirs []uint64
-	// listener hears of every change applied (SetListener).
-	listener atomic.Pointer[func(ino uint64)]
 	// dirsCache: for a filter key, the directories holding a match.
 	dirsCache map[string]dirSet
 	// red counts the redactions in what is indexed (redact.go).
@@ -95,26 +93,8 @@ type Engine struct {
 	pathGen uint64
 	moves   atomic.Uint64
 
-	// qMu guards the queue of changes; qCond signals both new work and
-	// progress. enq counts changes queued, done those applied.
-	qMu       sync.Mutex
-	qCond     *sync.Cond
-	queue     []store.Change
-	enq, done uint64
-	stopped   bool
-	// interrupted: the mount is going away, and readers no longer wait
-	// for the worker (Interrupt).
-	interrupted bool
-	// waiters counts readers in Ready: the worker applies at once for them
-	// and otherwise lets changes settle first (see settle).
-	waiters int
-	// rebuild: drop the catalog and index and build them again (Rebuild).
-	rebuild  bool
-	finished chan struct{}
-	// loaded is closed once the catalog and index are first whole (read
-	// from a snapshot or built), or the worker ended before.
-	loaded     chan struct{}
-	loadedOnce sync.Once
+	// w queues the changes and applies them (worker.go).
+	w *worker
 
 	// emb embeds memories for hybrid search (embed.go); nil: lexical only.
 	emb *embedder
@@ -122,9 +102,6 @@ type Engine struct {
 	tuning *search.Tuning
 	// snap: the catalog and index kept across starts (persist.go).
 	snap snapState
-	// background is called around work that takes seconds of CPU and
-	// answers no request (a build, a snapshot write): SetBackground.
-	background atomic.Pointer[func() (done func())]
 	// meta makes the files of meta/ other packages write (SetMetaSources).
 	meta MetaSources
 }
@@ -140,13 +117,10 @@ func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, dirsCache: map[string]dirSet{}, finished: make(chan struct{}), loaded: make(chan struct{})}
+	e := &Engine{idx: search.NewIndex(), log: logger, dirsCache: map[string]dirSet{}, w: newWorker()}
 	e.resetCatalog()
-	e.qCond = sync.NewCond(&e.qMu)
 	_, q := cache.Split(cache.DefaultBytes)
 	e.SetCacheBytes(q)
-	// The initial build counts as one queued change, so reads wait for it.
-	e.enq = 1
 	return e
 }
 
@@ -155,20 +129,86 @@ func NewEngine(logger *log.Logger) *Engine {
 func (e *Engine) Start(st Store) {
 	e.st = st
 	e.startSnapshots()
-	go e.run()
+	go e.w.run(e.start, e.applyQueued)
 }
 
 // Stop ends the worker once the queued changes are applied.
 func (e *Engine) Stop() {
 	m, mok := e.markForStop()
-	e.qMu.Lock()
-	e.stopped = true
-	e.qCond.Broadcast()
-	e.qMu.Unlock()
-	<-e.finished
+	e.w.stop()
 	e.stopSnapshots(m, mok)
 	if e.emb != nil {
 		close(e.emb.stop)
 		<-e.emb.done
 	}
 }
+
+// start loads the catalog and index, from the snapshot or the store: the
+// worker's first job.
+func (e *Engine) start() {
+	go search.Warm() // the query expansion's data, while the rest loads
+	if e.emb != nil {
+		if err := e.emb.load(e.st); err != nil {
+			e.log.Printf("views: loading embeddings: %v", err)
+		}
+		go e.emb.run(e)
+	}
+	if !e.loadSnapshot() {
+		e.buildAll()
+	}
+}
+
+// applyQueued applies a batch of the worker's, after a rebuild if one was
+// asked for.
+func (e *Engine) applyQueued(batch []store.Change, rebuild bool) {
+	if rebuild {
+		e.mu.Lock()
+		e.resetCatalog()
+		e.snap.built = false
+		e.gen++
+		e.mu.Unlock()
+		e.idx.Reset()
+		e.red.mu.Lock()
+		e.red.byIno = nil
+		e.red.mu.Unlock()
+		e.buildAll()
+	}
+	e.applyBatch(merge(batch))
+}
+
+// Loaded is closed once the catalog and index are first whole, from a
+// snapshot or built from the store (or the engine stopped before).
+func (e *Engine) Loaded() <-chan struct{} { return e.w.whenLoaded() }
+
+// Interrupt ends every wait in Ready, now and later: the mount is going
+// away, and a request waiting there would hold its unmount (and the
+// process's exit) until the worker catches up, minutes while a million
+// memories are first indexed. What such a request reads may miss
+// memories not yet indexed. Changes are still applied until Stop.
+func (e *Engine) Interrupt() { e.w.interrupt() }
+
+// Ready waits until every change queued so far is applied (or Interrupt).
+func (e *Engine) Ready() { e.w.ready() }
+
+// Backlog is the number of changes queued and not yet applied.
+func (e *Engine) Backlog() uint64 { return e.w.backlog() }
+
+// Handle receives the store's change events.
+func (e *Engine) Handle(ch []store.Change) { e.w.handle(ch) }
+
+// SetListener has fn called with each memory that changed (its views may
+// change), as the store reports it: before the call that changed it
+// returns, with no lock held. A lookup that follows waits for the change
+// to be applied (Ready).
+func (e *Engine) SetListener(fn func(ino uint64)) { e.w.setListener(fn) }
+
+// SetBackground has fn called when the engine starts a long piece of work
+// that answers no request (building the index, writing its snapshot), and
+// the func it returns when that work ends; calls may nest and overlap. The
+// mount uses it to give such work a scheduler thread of its own
+// (cmd/mnemofs procs), so that requests do not wait behind it.
+func (e *Engine) SetBackground(fn func() (done func())) { e.w.setBackground(fn) }
+
+// Rebuild drops the catalog and the search index and builds them again
+// from the store (fsck --repair on a mounted store); reads wait for it.
+func (e *Engine) Rebuild() { e.w.requestRebuild() }

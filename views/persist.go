@@ -71,7 +71,7 @@ type snapState struct {
 // buildAll builds the catalog and index from the store and marks them
 // whole (for the snapshot) if the build was not cut short by a stop.
 func (e *Engine) buildAll() {
-	defer e.inBackground()()
+	defer e.w.inBackground()()
 	if e.build() {
 		e.mu.Lock()
 		e.snap.built = true
@@ -152,7 +152,7 @@ func (e *Engine) startSnapshots() {
 			if due.IsZero() {
 				due = time.Now()
 			}
-			if !e.idle() || e.searching() && time.Since(due) < e.snap.every { // before markNow, which walks every entry
+			if !e.w.idle() || e.searching() && time.Since(due) < e.snap.every { // before markNow, which walks every entry
 				again = time.After(time.Second)
 				continue
 			}
@@ -212,7 +212,7 @@ func (e *Engine) snapSoon() {
 // worker stops: events delivered after the stop are not applied, so a
 // version read later could claim changes the catalog never saw.
 func (e *Engine) markForStop() (snapMark, bool) {
-	if e.snap.quit == nil || !e.snapDirty() && e.idle() {
+	if e.snap.quit == nil || !e.snapDirty() && e.w.idle() {
 		// Nothing new: what changes from now on is after the last
 		// snapshot's version, and the next start applies it.
 		return snapMark{}, false
@@ -249,14 +249,14 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 	if gen == s.savedGen || !built {
 		return true
 	}
-	if (!final && !e.idle()) || e.retry.pending() {
+	if (!final && !e.w.idle()) || e.retry.pending() {
 		return false // what the store delivered is not all applied
 	}
 	if !e.roomFor(s.lastSize) {
 		e.log.Printf("views: not writing the index snapshot: the disk is nearly full")
 		return true
 	}
-	defer e.inBackground()()
+	defer e.w.inBackground()()
 	t0 := time.Now()
 	im, gen, err := e.capture(m)
 	if err != nil {

@@ -2,50 +2,86 @@ package views
 
 import (
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
 
-// Loaded is closed once the catalog and index are first whole, from a
-// snapshot or built from the store (or the engine stopped before).
-func (e *Engine) Loaded() <-chan struct{} { return e.loaded }
-
-func (e *Engine) markLoaded() { e.loadedOnce.Do(func() { close(e.loaded) }) }
-
-// Interrupt ends every wait in Ready, now and later: the mount is going
-// away, and a request waiting there would hold its unmount (and the
-// process's exit) until the worker catches up, minutes while a million
-// memories are first indexed. What such a request reads may miss
-// memories not yet indexed. Changes are still applied until Stop.
-func (e *Engine) Interrupt() {
-	e.qMu.Lock()
-	e.interrupted = true
-	e.qCond.Broadcast()
-	e.qMu.Unlock()
+// worker is the queue of changes and the goroutine that applies them,
+// one batch at a time and in order (run). Its lock, mu, guards the queue
+// and its counts; nothing is applied under it, so it is never held while
+// another lock of the views is taken.
+type worker struct {
+	// mu guards the queue of changes; cond signals both new work and
+	// progress. enq counts changes queued, done those applied.
+	mu        sync.Mutex
+	cond      *sync.Cond
+	queue     []store.Change
+	enq, done uint64
+	stopped   bool
+	// interrupted: the mount is going away, and readers no longer wait
+	// for the worker (Interrupt).
+	interrupted bool
+	// waiters counts readers in Ready: the worker applies at once for them
+	// and otherwise lets changes settle first (see settle).
+	waiters int
+	// rebuild: drop the catalog and index and build them again (Rebuild).
+	rebuild  bool
+	finished chan struct{}
+	// loaded is closed once the catalog and index are first whole (read
+	// from a snapshot or built), or the worker ended before.
+	loaded     chan struct{}
+	loadedOnce sync.Once
+	// listener hears of every change applied (SetListener).
+	listener atomic.Pointer[func(ino uint64)]
+	// background is called around work that takes seconds of CPU and
+	// answers no request (a build, a snapshot write): SetBackground.
+	background atomic.Pointer[func() (done func())]
 }
 
-// Ready waits until every change queued so far is applied (or Interrupt).
-func (e *Engine) Ready() {
-	e.qMu.Lock()
-	target := e.enq
-	if e.done < target && !e.interrupted {
-		e.waiters++
-		e.qCond.Broadcast() // the worker stops settling
-		for e.done < target && !e.interrupted {
-			e.qCond.Wait()
+func newWorker() *worker {
+	w := &worker{finished: make(chan struct{}), loaded: make(chan struct{})}
+	w.cond = sync.NewCond(&w.mu)
+	// The initial build counts as one queued change, so reads wait for it.
+	w.enq = 1
+	return w
+}
+
+// whenLoaded is closed once start returned (or the worker ended before).
+func (w *worker) whenLoaded() <-chan struct{} { return w.loaded }
+
+func (w *worker) markLoaded() { w.loadedOnce.Do(func() { close(w.loaded) }) }
+
+// interrupt ends every wait in ready, now and later (Engine.Interrupt).
+func (w *worker) interrupt() {
+	w.mu.Lock()
+	w.interrupted = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+}
+
+// ready waits until every change queued so far is applied (or interrupt).
+func (w *worker) ready() {
+	w.mu.Lock()
+	target := w.enq
+	if w.done < target && !w.interrupted {
+		w.waiters++
+		w.cond.Broadcast() // the worker stops settling
+		for w.done < target && !w.interrupted {
+			w.cond.Wait()
 		}
-		e.waiters--
+		w.waiters--
 	}
-	e.qMu.Unlock()
+	w.mu.Unlock()
 }
 
-// Backlog is the number of changes queued and not yet applied.
-func (e *Engine) Backlog() uint64 {
-	e.qMu.Lock()
-	defer e.qMu.Unlock()
-	return e.enq - e.done
+// backlog is the number of changes queued and not yet applied.
+func (w *worker) backlog() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.enq - w.done
 }
 
 // settle is how long the worker lets changes gather before applying them
@@ -54,9 +90,9 @@ func (e *Engine) Backlog() uint64 {
 // a closed file is still found by the next search at once.
 const settle = 20 * time.Millisecond
 
-// Handle receives the store's change events.
-func (e *Engine) Handle(ch []store.Change) {
-	if l := e.listener.Load(); l != nil {
+// handle queues the store's change events (Engine.Handle).
+func (w *worker) handle(ch []store.Change) {
+	if l := w.listener.Load(); l != nil {
 		for _, c := range ch {
 			if c.Ino != 0 {
 				(*l)(c.Ino)
@@ -64,134 +100,120 @@ func (e *Engine) Handle(ch []store.Change) {
 		}
 	}
 	if slices.ContainsFunc(ch, func(c store.Change) bool { return c.Kind == store.Reindexed }) {
-		e.Rebuild() // which files are memories changed: everything again
+		w.requestRebuild() // which files are memories changed: everything again
 		ch = slices.DeleteFunc(slices.Clone(ch), func(c store.Change) bool { return c.Kind == store.Reindexed })
 	}
-	e.qMu.Lock()
-	if !e.stopped {
-		idle := len(e.queue) == 0
-		e.queue = append(e.queue, ch...)
-		e.enq += uint64(len(ch))
+	w.mu.Lock()
+	if !w.stopped {
+		idle := len(w.queue) == 0
+		w.queue = append(w.queue, ch...)
+		w.enq += uint64(len(ch))
 		if idle {
-			e.qCond.Broadcast() // wake the worker; later changes let it settle
+			w.cond.Broadcast() // wake the worker; later changes let it settle
 		}
 	}
-	e.qMu.Unlock()
+	w.mu.Unlock()
 }
 
-func (e *Engine) run() {
+// run is the worker's goroutine: start loads the catalog and index, then
+// apply is given each batch of changes (and whether a rebuild was asked
+// for before it), until stop.
+func (w *worker) run(start func(), apply func(batch []store.Change, rebuild bool)) {
 	defer func() {
 		// Nothing more will be applied: release every waiter.
-		e.qMu.Lock()
-		e.done = e.enq
-		e.qCond.Broadcast()
-		e.qMu.Unlock()
-		e.markLoaded()
-		close(e.finished)
+		w.mu.Lock()
+		w.done = w.enq
+		w.cond.Broadcast()
+		w.mu.Unlock()
+		w.markLoaded()
+		close(w.finished)
 	}()
-	go search.Warm() // the query expansion's data, while the rest loads
-	if e.emb != nil {
-		if err := e.emb.load(e.st); err != nil {
-			e.log.Printf("views: loading embeddings: %v", err)
-		}
-		go e.emb.run(e)
-	}
-	if !e.loadSnapshot() {
-		e.buildAll()
-	}
-	e.markLoaded()
-	e.progress(1)
+	start()
+	w.markLoaded()
+	w.progress(1)
 	for {
-		e.qMu.Lock()
-		for len(e.queue) == 0 && !e.stopped {
-			e.qCond.Wait()
-		}
-		if e.waiters == 0 && !e.stopped {
-			end := time.Now().Add(settle)
-			t := time.AfterFunc(settle, func() {
-				e.qMu.Lock()
-				e.qCond.Broadcast()
-				e.qMu.Unlock()
-			})
-			for e.waiters == 0 && !e.stopped && time.Now().Before(end) {
-				e.qCond.Wait()
-			}
-			t.Stop()
-		}
-		batch := e.queue
-		e.queue = nil
-		rebuild := e.rebuild
-		e.rebuild = false
-		e.qMu.Unlock()
+		batch, rebuild := w.next()
 		if len(batch) == 0 {
 			return // stopped
 		}
-		if rebuild {
-			e.mu.Lock()
-			e.resetCatalog()
-			e.snap.built = false
-			e.gen++
-			e.mu.Unlock()
-			e.idx.Reset()
-			e.red.mu.Lock()
-			e.red.byIno = nil
-			e.red.mu.Unlock()
-			e.buildAll()
-		}
-		e.applyBatch(merge(batch))
-		e.progress(uint64(len(batch)))
+		apply(batch, rebuild)
+		w.progress(uint64(len(batch)))
 	}
 }
 
-// SetListener has fn called with each memory that changed (its views may
-// change), as the store reports it: before the call that changed it
-// returns, with no lock held. A lookup that follows waits for the change
-// to be applied (Ready).
-func (e *Engine) SetListener(fn func(ino uint64)) { e.listener.Store(&fn) }
+// next waits for changes, lets them settle unless a reader waits, and
+// takes them; none once stopped.
+func (w *worker) next() (batch []store.Change, rebuild bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.queue) == 0 && !w.stopped {
+		w.cond.Wait()
+	}
+	if w.waiters == 0 && !w.stopped {
+		end := time.Now().Add(settle)
+		t := time.AfterFunc(settle, func() {
+			w.mu.Lock()
+			w.cond.Broadcast()
+			w.mu.Unlock()
+		})
+		for w.waiters == 0 && !w.stopped && time.Now().Before(end) {
+			w.cond.Wait()
+		}
+		t.Stop()
+	}
+	batch, rebuild = w.queue, w.rebuild
+	w.queue, w.rebuild = nil, false
+	return batch, rebuild
+}
 
-// SetBackground has fn called when the engine starts a long piece of work
-// that answers no request (building the index, writing its snapshot), and
-// the func it returns when that work ends; calls may nest and overlap. The
-// mount uses it to give such work a scheduler thread of its own
-// (cmd/mnemofs procs), so that requests do not wait behind it.
-func (e *Engine) SetBackground(fn func() (done func())) { e.background.Store(&fn) }
+// stop has run end once the changes queued are applied, and waits for it.
+func (w *worker) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	<-w.finished
+}
 
-func (e *Engine) inBackground() (done func()) {
-	if fn := e.background.Load(); fn != nil {
+func (w *worker) setListener(fn func(ino uint64)) { w.listener.Store(&fn) }
+
+func (w *worker) setBackground(fn func() (done func())) { w.background.Store(&fn) }
+
+func (w *worker) inBackground() (done func()) {
+	if fn := w.background.Load(); fn != nil {
 		return (*fn)()
 	}
 	return func() {}
 }
 
-// Rebuild drops the catalog and the search index and builds them again
-// from the store (fsck --repair on a mounted store); reads wait for it.
-func (e *Engine) Rebuild() {
-	e.qMu.Lock()
-	if !e.stopped {
-		e.rebuild = true
-		e.queue = append(e.queue, store.Change{Kind: store.Changed}) // ino 0: only counts
-		e.enq++
-		e.qCond.Broadcast()
+// requestRebuild has the next batch start with a rebuild (Engine.Rebuild).
+func (w *worker) requestRebuild() {
+	w.mu.Lock()
+	if !w.stopped {
+		w.rebuild = true
+		w.queue = append(w.queue, store.Change{Kind: store.Changed}) // ino 0: only counts
+		w.enq++
+		w.cond.Broadcast()
 	}
-	e.qMu.Unlock()
+	w.mu.Unlock()
 }
 
-func (e *Engine) isStopped() bool {
-	e.qMu.Lock()
-	defer e.qMu.Unlock()
-	return e.stopped
+func (w *worker) isStopped() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stopped
 }
 
-func (e *Engine) progress(n uint64) {
-	e.qMu.Lock()
-	e.done += n
-	e.qCond.Broadcast()
-	e.qMu.Unlock()
+func (w *worker) progress(n uint64) {
+	w.mu.Lock()
+	w.done += n
+	w.cond.Broadcast()
+	w.mu.Unlock()
 }
 
 // idle reports that every change queued has been applied.
-func (e *Engine) idle() bool {
-	e.qMu.Lock()
-	defer e.qMu.Unlock()
-	return e.done == e.enq && len(e.queue) == 0 && !e.rebuild
+func (w *worker) idle() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.done == w.enq && len(w.queue) == 0 && !w.rebuild
 }
