@@ -28,7 +28,7 @@ func (e *Engine) apply(c store.Change) {
 		// A moved directory moves what is under it: views that depend on
 		// paths (archive/, path:) must recompute, hence the new generation
 		// (and the directories' paths are looked up again, dirPath).
-		e.moves.Add(1)
+		e.cat.moved()
 		if !e.moved(c.Ino) {
 			e.refresh(c.Ino, false)
 			if a, err := e.st.Attr(c.Ino); err == nil && a.IsDir() {
@@ -36,9 +36,7 @@ func (e *Engine) apply(c store.Change) {
 				e.movedDirs = append(e.movedDirs, c.Ino)
 			}
 		}
-		e.mu.Lock()
-		e.gen++
-		e.mu.Unlock()
+		e.cat.bump()
 		return
 	case c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From):
 		return
@@ -62,7 +60,7 @@ func (e *Engine) applyScanned(m *store.Scanned) {
 	}()
 	switch {
 	case errors.Is(m.Err, syscall.ENOENT):
-		if e.indexed(m.Ino) { // a build meets many never indexed: another user's
+		if e.cat.has(m.Ino) { // a build meets many never indexed: another user's
 			e.drop(m.Ino) // gone, or not the store's user's
 		}
 	case !m.Own || m.Err != nil:
@@ -80,14 +78,12 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	if err != nil || !a.IsReg() || len(a.Links) == 0 || !isLog(a.Links[0].Name) {
 		return false
 	}
-	e.mu.RLock()
-	ent := e.cat.get(ino)
+	ent := e.cat.entry(ino)
 	var next uint32
 	var done uint64
 	if ent != nil {
 		next, done = ent.nextLine, ent.indexedSize
 	}
-	e.mu.RUnlock()
 	// Changes are applied in order and every rewrite comes with From 0,
 	// so while only appends arrive, [0, done) is what was indexed; an
 	// append whose bytes an earlier read already took (from < done) has
@@ -113,28 +109,27 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	if e.emb != nil {
 		e.emb.enqueue(ino)
 	}
-	e.mu.Lock()
-	if old := e.cat.get(ino); old != nil {
-		// A new Entry: readers hold the old one without a lock.
-		ent := *old
-		ent.nextLine = next + lines - 1
-		ent.indexedSize = done + uint64(n-1)
-		ent.Modified = time.Unix(0, a.Mtime).UTC()
-		ent.ctime, ent.size = a.Ctime, a.Size
-		ent.log = old.log.extend(metas)
-		ent.Users, ent.Tags = addValues(slices.Clone(old.Users), ent.log.users), addValues(slices.Clone(old.Tags), ent.log.tags)
-		oldDays, oldUndated := 0, false
-		if old.log != nil {
-			oldDays, oldUndated = len(old.log.days), old.log.undated
-		}
-		if len(ent.Users) != len(old.Users) || len(ent.Tags) != len(old.Tags) || len(ent.log.days) != oldDays || ent.log.undated != oldUndated {
-			e.put(&ent, e.hidden[ino]) // new values: the facets change
-		} else {
-			e.cat.set(&ent)
-		}
+	// The worker is the catalog's only writer: old is what it holds.
+	old := e.cat.entry(ino)
+	if old == nil {
+		e.cat.putGrown(nil, nil, false)
+		return true
 	}
-	e.gen++
-	e.mu.Unlock()
+	// A new Entry: readers hold the old one without a lock.
+	grown := *old
+	grown.nextLine = next + lines - 1
+	grown.indexedSize = done + uint64(n-1)
+	grown.Modified = time.Unix(0, a.Mtime).UTC()
+	grown.ctime, grown.size = a.Ctime, a.Size
+	grown.log = old.log.extend(metas)
+	grown.Users, grown.Tags = addValues(slices.Clone(old.Users), grown.log.users), addValues(slices.Clone(old.Tags), grown.log.tags)
+	oldDays, oldUndated := 0, false
+	if old.log != nil {
+		oldDays, oldUndated = len(old.log.days), old.log.undated
+	}
+	// New values: the facets change.
+	refacet := len(grown.Users) != len(old.Users) || len(grown.Tags) != len(old.Tags) || len(grown.log.days) != oldDays || grown.log.undated != oldUndated
+	e.cat.putGrown(old, &grown, refacet)
 	return true
 }
 
@@ -142,7 +137,7 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 // a move (paths are computed when needed). It reports false for anything
 // else (a directory, an unknown inode).
 func (e *Engine) moved(ino uint64) bool {
-	old := e.entry(ino)
+	old := e.cat.entry(ino)
 	if old == nil {
 		return false
 	}
@@ -169,13 +164,11 @@ func (e *Engine) moved(ino uint64) bool {
 	if !isLog(name) {
 		e.idx.Move(ino, parent, name)
 	}
-	hidden := e.hiddenAt(parent, name)
+	hidden := e.cat.hiddenAt(parent, name)
 	ent := *old
 	ent.parent, ent.name = parent, name
 	ent.ctime, ent.size = a.Ctime, a.Size
-	e.mu.Lock()
-	e.put(&ent, hidden) // into or out of /archive
-	e.mu.Unlock()
+	e.cat.put(&ent, hidden) // into or out of /archive
 	return true
 }
 
@@ -249,12 +242,12 @@ func (e *Engine) rescanTree(dir uint64, depth int) {
 			if err != nil {
 				continue
 			}
-			switch ignored, known := e.st.Ignored(p, false), e.indexed(d.Ino); {
+			switch ignored, known := e.st.Ignored(p, false), e.cat.has(d.Ino); {
 			case ignored && known:
 				e.drop(d.Ino)
 			case !ignored && (!known || e.st.Redactor().ByPath()):
 				e.refresh(d.Ino, true) // new, or under other redaction rules
-			case known && e.retyped(d.Ino, e.entry(d.Ino)):
+			case known && e.retyped(d.Ino, e.cat.entry(d.Ino)):
 				e.refresh(d.Ino, false) // moved into another tree: its type with it
 			}
 		}
@@ -278,6 +271,6 @@ func (e *Engine) applyBatch(changes []store.Change) {
 			e.rescanTree(d, 0)
 		}
 		e.movedDirs = nil
-		e.rehide()
+		e.cat.rehide()
 	}
 }

@@ -62,9 +62,7 @@ func (e *Engine) build() bool {
 		return false
 	}
 	if d := time.Since(t0); d > time.Second {
-		e.mu.RLock()
-		n := e.cat.len()
-		e.mu.RUnlock()
+		n := e.cat.size()
 		e.log.Printf("views: indexed %d memories in %v (%d read by range scans)", n, d.Round(time.Millisecond), own)
 		e.st.AfterPass() // the build read every memory: what the store's caches hold is not hot
 		// A big build leaves garbage several times the index's size, and

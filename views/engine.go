@@ -2,7 +2,6 @@ package views
 
 import (
 	"log"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,41 +56,19 @@ type Engine struct {
 	// retry: memories to refresh again once the backend answers (retry.go).
 	retry retries
 
-	// mu guards cat, gen, the facets and the caches below. Only the
-	// worker changes cat, hidden and facets.
-	mu  sync.RWMutex
-	cat catalog
-	gen uint64
-	// facets: the memories of each user, type, tag and day (facets.go);
-	// hidden: the memories the unfiltered views leave out (archived).
-	facets [nFields]facet
-	hidden map[uint64]bool
-	// recent: Recent(recentN, Filter{}) as of generation recentGen.
-	recent    []uint64
-	recentN   int
-	recentGen uint64
-	// scans counts walks over the whole catalog (CatalogScans).
-	scans atomic.Uint64
+	// cat is the catalog of memories and its facets (catalog.go).
+	cat *catalog
 	// dirMoved: a directory moved in the batch being applied, so which
 	// memories are hidden is decided again after it. Worker only.
 	dirMoved bool
 	// movedDirs are the directories moved in that batch (rescanTree).
 	movedDirs []uint64
-	// dirsCache: for a filter key, the directories holding a match.
-	dirsCache map[string]dirSet
 	// red counts the redactions in what is indexed (redact.go).
 	red redactCounts
 	// qc caches search results by generation (qcache.go); nil: off.
 	qc *cache.Sized[string, []Result]
 	// afterSearch, if set, runs after every search (SetAfterSearch).
 	afterSearch func()
-
-	// pathMu guards paths, a memo of directory paths valid while no
-	// move is applied: pathGen is the count of moves (moves) it is of.
-	pathMu  sync.Mutex
-	paths   map[uint64]string
-	pathGen uint64
-	moves   atomic.Uint64
 
 	// w queues the changes and applies them (worker.go).
 	w *worker
@@ -106,19 +83,13 @@ type Engine struct {
 	meta MetaSources
 }
 
-type dirSet struct {
-	gen  uint64
-	dirs map[uint64]bool
-}
-
 // NewEngine returns an engine; pass Handle as the store's OnChange, then
 // call Start once the store is open.
 func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, dirsCache: map[string]dirSet{}, w: newWorker()}
-	e.resetCatalog()
+	e := &Engine{idx: search.NewIndex(), log: logger, w: newWorker(), cat: newCatalog()}
 	_, q := cache.Split(cache.DefaultBytes)
 	e.SetCacheBytes(q)
 	return e
@@ -128,6 +99,7 @@ func NewEngine(logger *log.Logger) *Engine {
 // then applies changes as they come.
 func (e *Engine) Start(st Store) {
 	e.st = st
+	e.cat.bind(st)
 	e.startSnapshots()
 	go e.w.run(e.start, e.applyQueued)
 }
@@ -162,11 +134,7 @@ func (e *Engine) start() {
 // asked for.
 func (e *Engine) applyQueued(batch []store.Change, rebuild bool) {
 	if rebuild {
-		e.mu.Lock()
-		e.resetCatalog()
-		e.snap.built = false
-		e.gen++
-		e.mu.Unlock()
+		e.cat.reset()
 		e.idx.Reset()
 		e.red.mu.Lock()
 		e.red.byIno = nil

@@ -49,11 +49,11 @@ func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []
 	parent, name := a.Links[0].Parent, a.Links[0].Name
 	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
 		Modified: in.Modified, parent: parent, name: name, ctime: a.Ctime, size: a.Size}
-	hidden := e.hiddenAt(parent, name)
+	hidden := e.cat.hiddenAt(parent, name)
 	if isLog(name) {
 		parent = 0 // a log's lines are a sequence of their own
 	}
-	if content || !e.indexed(ino) {
+	if content || !e.cat.has(ino) {
 		if pr == nil {
 			pr = e.prepare(in, a, text)
 		}
@@ -77,7 +77,7 @@ func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []
 			e.emb.enqueue(ino)
 		}
 	} else {
-		if old := e.entry(ino); old != nil {
+		if old := e.cat.entry(ino); old != nil {
 			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
 			if old.log != nil {
 				ent.setLog(old.log)
@@ -87,10 +87,7 @@ func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []
 			e.idx.Move(ino, parent, name)
 		}
 	}
-	e.mu.Lock()
-	e.put(ent, hidden)
-	e.gen++
-	e.mu.Unlock()
+	e.cat.put(ent, hidden)
 }
 
 // prepared is what indexing a memory makes of its content alone: its
@@ -117,22 +114,13 @@ func (e *Engine) prepare(in store.Info, a store.Inode, text []byte) *prepared {
 	return pr
 }
 
-func (e *Engine) indexed(ino uint64) bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.cat.has(ino)
-}
-
 func (e *Engine) drop(ino uint64) {
 	e.idx.Remove(ino)
 	e.red.set(ino, nil)
 	if e.emb != nil {
 		e.emb.remove(e.st, ino)
 	}
-	e.mu.Lock()
-	e.remove(ino)
-	e.gen++
-	e.mu.Unlock()
+	e.cat.remove(ino)
 }
 
 // parts splits a file into indexed documents: one per line for logs, else

@@ -55,10 +55,7 @@ type snapState struct {
 	every    time.Duration
 	// mu: one capture and write at a time.
 	mu       sync.Mutex
-	savedGen uint64 // e.gen of the last snapshot written or read
-	// built: the catalog holds every memory (a build or a load has
-	// finished and no rebuild is under way). Worker only, under mu.
-	built    bool
+	savedGen uint64 // the catalog's generation of the last snapshot written or read
 	lastSize int64
 	// kick asks the writer goroutine for a snapshot now; quit ends it.
 	kick, quit chan struct{}
@@ -73,9 +70,7 @@ type snapState struct {
 func (e *Engine) buildAll() {
 	defer e.w.inBackground()()
 	if e.build() {
-		e.mu.Lock()
-		e.snap.built = true
-		e.mu.Unlock()
+		e.cat.markBuilt()
 		e.snap.swap.wanted.Store(true)
 		e.snapSoon()
 	}
@@ -175,9 +170,8 @@ func (e *Engine) snapDirty() bool {
 	e.snap.mu.Lock()
 	saved := e.snap.savedGen
 	e.snap.mu.Unlock()
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.snap.built && e.gen != saved
+	gen, built := e.cat.genBuilt()
+	return built && gen != saved
 }
 
 // snapMark is what a snapshot may claim: every change up to Version is
@@ -243,9 +237,7 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 	s := &e.snap
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.mu.RLock()
-	gen, built := e.gen, s.built
-	e.mu.RUnlock()
+	gen, built := e.cat.genBuilt()
 	if gen == s.savedGen || !built {
 		return true
 	}
@@ -320,26 +312,10 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 	im := &snapImage{head: snapHeader{Format: snapFormat, Program: programID(), Store: id, User: e.st.User(),
 		Version: m.Version, Written: time.Now().UTC()}}
 	im.cat.Dirs = m.Dirs
-	e.mu.RLock()
-	gen := e.gen
-	im.base, im.over, im.muts = e.cat.base, maps.Clone(e.cat.over), e.cat.muts
-	im.head.Entries = e.cat.len()
-	for ino := range e.hidden {
-		im.cat.Hidden = append(im.cat.Hidden, ino)
+	gen, err := e.cat.capture(im)
+	if err != nil {
+		return nil, 0, err
 	}
-	for fi := range e.facets {
-		vals := make(map[string]facetImage, len(e.facets[fi].vals))
-		for v, vs := range e.facets[fi].vals {
-			bits, err := vs.inos.MarshalBinary()
-			if err != nil {
-				e.mu.RUnlock()
-				return nil, 0, err
-			}
-			vals[v] = facetImage{Bits: bits, Shown: vs.shown}
-		}
-		im.cat.Facets[fi] = vals
-	}
-	e.mu.RUnlock()
 	im.idx = e.idx.Image()
 	e.red.mu.Lock()
 	im.cat.Redact = make(map[uint64]map[string]int, len(e.red.byIno))

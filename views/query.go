@@ -183,9 +183,7 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 	f := scope.And(q.Filter)
 	var key string
 	if e.qc != nil && f.May == nil {
-		e.mu.RLock()
-		key = queryKey(q, f, e.gen) + expansionKey(e.expansion(q)) + tuningKey(e.tuning) // before searching (qcache.go)
-		e.mu.RUnlock()
+		key = queryKey(q, f, e.cat.generation()) + expansionKey(e.expansion(q)) + tuningKey(e.tuning) // before searching (qcache.go)
 		if e.hybridOn(q) {
 			key += e.hybridKey(q)
 		}

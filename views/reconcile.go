@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
-
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
@@ -51,7 +49,7 @@ func (e *Engine) loadSnapshot() bool {
 	entries := r.head.Entries
 	l, err := r.load()
 	if err == nil {
-		e.useCatalog(l.cat)
+		e.cat.use(l.cat)
 		e.idx.Adopt(l.idx, e.idx.Gen()) // the worker's own: nothing changes it meanwhile
 	}
 	sr := <-sinceCh
@@ -68,19 +66,14 @@ func (e *Engine) loadSnapshot() bool {
 		err = fmt.Errorf("%d nodes changed since it was written, against %d memories in it: a build is faster", len(since.Changed), entries)
 	}
 	if err != nil {
-		e.mu.Lock()
-		e.resetCatalog()
-		e.mu.Unlock()
+		e.cat.reset()
 		e.idx.Reset()
 		e.log.Printf("views: not using the index snapshot %s: %v; building the index from the store", e.snap.path, err)
 		return false
 	}
-	e.mu.Lock()
-	e.gen++
-	e.snap.built = true
-	e.mu.Unlock()
+	gen := e.cat.markBuilt()
 	e.snap.mu.Lock()
-	e.snap.savedGen = e.gen
+	e.snap.savedGen = gen
 	e.snap.mu.Unlock()
 	e.red.mu.Lock()
 	e.red.byIno = l.maps.Redact
@@ -140,52 +133,6 @@ func (r *snapReader) load() (*loadedSnap, error) {
 	return l, nil
 }
 
-// loadedCatalog is a catalog read from a snapshot.
-type loadedCatalog struct {
-	cat    catalog
-	facets [nFields]facet
-	hidden map[uint64]bool
-}
-
-// useCatalog puts a catalog read from a snapshot in place.
-func (e *Engine) useCatalog(c *loadedCatalog) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.cat, e.facets, e.hidden = c.cat, c.facets, c.hidden
-}
-
-func readCatalog(cat *snapCatalog, seg []byte, entries int) (*loadedCatalog, error) {
-	base, err := parseCatBase(seg)
-	if err != nil {
-		return nil, fmt.Errorf("reading its catalog: %w", err)
-	}
-	if len(base.inos) != entries {
-		return nil, fmt.Errorf("reading its catalog: %d entries, the header says %d", len(base.inos), entries)
-	}
-	c := &loadedCatalog{cat: newCatalog(), facets: newFacets(), hidden: map[uint64]bool{}}
-	c.cat.base, c.cat.n = base, len(base.inos)
-	for _, ino := range cat.Hidden {
-		c.hidden[ino] = true
-	}
-	for fi := range c.facets {
-		fc := &c.facets[fi]
-		for v, im := range cat.Facets[fi] {
-			vs := &valueSet{inos: roaring64.New(), shown: im.Shown}
-			if err := vs.inos.UnmarshalBinary(im.Bits); err != nil {
-				return nil, fmt.Errorf("reading its catalog: the memories of %q: %w", v, err)
-			}
-			if vs.inos.IsEmpty() {
-				continue
-			}
-			fc.vals[v] = vs
-			if vs.shown > 0 {
-				fc.shownChanged(v, 1)
-			}
-		}
-	}
-	return c, nil
-}
-
 // snapFits checks a snapshot's header against this program, store and
 // user; it says what makes it unusable ("" when it fits).
 func (e *Engine) snapFits(h snapHeader) string {
@@ -217,7 +164,7 @@ func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []s
 	var out []store.Change
 	if since.Logged {
 		for _, ino := range since.Removed {
-			if e.cat.has(ino) { // the worker's own: no lock
+			if e.cat.has(ino) {
 				out = append(out, store.Change{Kind: store.Removed, Ino: ino})
 			}
 		}
@@ -239,7 +186,7 @@ func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []s
 			}
 		default:
 			kind := store.Changed
-			if ent := e.cat.get(ino); ent != nil && ent.ctime != 0 && a.Ctime == ent.ctime && a.Size == ent.size &&
+			if ent := e.cat.entry(ino); ent != nil && ent.ctime != 0 && a.Ctime == ent.ctime && a.Size == ent.size &&
 				len(a.Links) > 0 && a.Links[0] == (store.Link{Parent: ent.parent, Name: ent.name}) {
 				// Neither content nor name nor mode changed (only its
 				// access time, or its record): its words are as indexed.

@@ -65,11 +65,8 @@ func (e *Engine) swapNow() {
 	// until it returns. The index is swapped first, outside mu (a search
 	// holds the index's lock while it takes mu); meanwhile a search sees
 	// the new index with the old catalog, which hold the same.
-	e.mu.RLock()
-	ok := e.gen == s.gen && e.cat.muts == s.muts
-	e.mu.RUnlock()
-	if ok = ok && e.idx.Adopt(s.idx, s.idxGen); ok {
-		e.useCatalog(s.cat)
+	if e.cat.unchangedSince(s.gen, s.muts) && e.idx.Adopt(s.idx, s.idxGen) {
+		e.cat.use(s.cat)
 		e.log.Printf("views: the catalog and index are now read from the snapshot")
 		go debug.FreeOSMemory() // what the build held
 	}

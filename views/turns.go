@@ -27,12 +27,12 @@ func (e *Engine) lineFilter(f Filter) func(ino uint64, part uint32) bool {
 	if !f.lineFiltered() {
 		return nil
 	}
-	return func(ino uint64, part uint32) bool { return lineMatch(e.entry(ino), part, f) }
+	return func(ino uint64, part uint32) bool { return lineMatch(e.cat.entry(ino), part, f) }
 }
 
 // logLine returns the bytes of line n of the log ino, as indexed.
 func (e *Engine) logLine(ino uint64, n uint32) ([]byte, bool) {
-	ent := e.entry(ino)
+	ent := e.cat.entry(ino)
 	if ent == nil {
 		return nil, false
 	}
@@ -55,7 +55,7 @@ type turn struct {
 // turns returns line n of the log ino and its neighbours that pass f's
 // line-level part (n itself must), in order.
 func (e *Engine) turns(ino uint64, n uint32, f Filter) ([]turn, error) {
-	ent := e.entry(ino)
+	ent := e.cat.entry(ino)
 	if ent == nil || ent.log == nil || f.May != nil && !f.May(ino) {
 		return nil, syscall.ENOENT
 	}
