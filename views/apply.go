@@ -102,13 +102,11 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	parts, metas, lines := logParts(string(buf[1:n]), next, done)
 	if r := e.st.Redactor(); !r.Empty() {
 		if p, err := e.st.Path(ino); err == nil {
-			e.red.add(ino, e.redactParts(p, parts))
+			e.red.add(ino, redactParts(e.st, p, parts))
 		}
 	}
 	e.idx.Append(ino, parts)
-	if e.emb != nil {
-		e.emb.enqueue(ino)
-	}
+	e.emb.enqueue(ino)
 	// The worker is the catalog's only writer: old is what it holds.
 	old := e.cat.entry(ino)
 	if old == nil {

@@ -136,5 +136,5 @@ func (e *Engine) section(root, p string, ino uint64, scope Filter) string {
 	if in, err := st.Info(ino); err == nil && in.Type == "summary" && in.BodyOffset > 0 && in.BodyOffset < n {
 		text = text[in.BodyOffset:]
 	}
-	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(e.redactText(p, string(text))))
+	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(redactText(e.st, p, string(text))))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"math"
 	"strings"
 	"sync"
@@ -41,9 +42,16 @@ const (
 	embedReadMx = 64 << 10 // bytes of a memory read for embedding
 )
 
+// embedder embeds memories in the background (its own goroutine, run)
+// and keeps their vectors. Its lock, mu, guards the pending set and what
+// is embedded; it is held while a memory's vectors are stored, and no
+// other lock of the views is taken under it. Without an encoder
+// (SetEncoder) it is off: nothing is queued, and search is lexical.
 type embedder struct {
 	enc Encoder
 	vec *search.Vectors
+	src Store // set by Engine.Start, before the worker runs
+	log *log.Logger
 
 	mu      sync.Mutex
 	pending map[uint64]bool
@@ -57,10 +65,37 @@ type embedder struct {
 	lastErr          atomic.Value // string
 }
 
-// SetEncoder turns on embeddings and hybrid search; call before Start.
-func (e *Engine) SetEncoder(enc Encoder) {
-	e.emb = &embedder{enc: enc, vec: search.NewVectors(enc.Dim()), pending: map[uint64]bool{},
-		have: map[uint64]string{}, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newEmbedder(logger *log.Logger) *embedder {
+	return &embedder{log: logger, pending: map[uint64]bool{}, have: map[uint64]string{},
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// setEncoder turns embedding on (Engine.SetEncoder); before start.
+func (m *embedder) setEncoder(enc Encoder) {
+	m.enc, m.vec = enc, search.NewVectors(enc.Dim())
+}
+
+// on reports an embedder with an encoder.
+func (m *embedder) on() bool { return m.enc != nil }
+
+// start loads the stored vectors and runs the embedding goroutine.
+func (m *embedder) start() {
+	if !m.on() {
+		return
+	}
+	if err := m.load(m.src); err != nil {
+		m.log.Printf("views: loading embeddings: %v", err)
+	}
+	go m.run()
+}
+
+// end stops the embedding goroutine, after start.
+func (m *embedder) end() {
+	if !m.on() {
+		return
+	}
+	close(m.stop)
+	<-m.done
 }
 
 // load reads the stored vectors (dropping them all if another model made
@@ -99,6 +134,9 @@ func (m *embedder) load(st Store) error {
 
 // enqueue marks a memory as changed.
 func (m *embedder) enqueue(ino uint64) {
+	if !m.on() {
+		return
+	}
 	m.mu.Lock()
 	m.pending[ino] = true
 	m.mu.Unlock()
@@ -109,17 +147,35 @@ func (m *embedder) enqueue(ino uint64) {
 }
 
 // remove forgets a memory that is gone.
-func (m *embedder) remove(st Store, ino uint64) {
+func (m *embedder) remove(ino uint64) {
+	if !m.on() {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.pending, ino)
 	if _, ok := m.have[ino]; ok {
 		delete(m.have, ino)
 		m.vec.Remove(ino)
-		if !st.ReadOnly() {
-			_ = st.DeleteVectors(ino)
+		if !m.src.ReadOnly() {
+			_ = m.src.DeleteVectors(ino)
 		}
 	}
+}
+
+// searchable reports vectors to search: on, and something embedded.
+func (m *embedder) searchable() bool { return m.on() && m.vec.Len() > 0 }
+
+// vectorsGen changes whenever the vectors do.
+func (m *embedder) vectorsGen() uint64 { return m.vec.Gen() }
+
+// encode is the vector of a query's text.
+func (m *embedder) encode(text string) ([][]float32, error) { return m.enc.Encode([]string{text}) }
+
+// nearest are the k memories nearest to the vector q among those filter
+// keeps, and how the query's cosines spread (search.Fuse).
+func (m *embedder) nearest(q []float32, k int, filter func(uint64) bool) ([]search.VHit, search.Dist, error) {
+	return m.vec.SearchDist(q, k, filter)
 }
 
 // EmbedStats is the embedding part of meta/stats.json.
@@ -137,10 +193,9 @@ type EmbedStats struct {
 	LastError   string `json:"last_error,omitempty"`
 }
 
-// EmbedStats reports the embedding worker; nil without a model.
-func (e *Engine) EmbedStats() *EmbedStats {
-	m := e.emb
-	if m == nil {
+// stats reports the embedding worker; nil without a model.
+func (m *embedder) stats() *EmbedStats {
+	if !m.on() {
 		return nil
 	}
 	m.mu.Lock()
@@ -168,7 +223,7 @@ func (m *embedder) take() []uint64 {
 }
 
 // run embeds pending memories until stopped.
-func (m *embedder) run(e *Engine) {
+func (m *embedder) run() {
 	defer close(m.done)
 	for {
 		batch := m.take()
@@ -185,7 +240,7 @@ func (m *embedder) run(e *Engine) {
 			return
 		default:
 		}
-		m.embed(e, batch)
+		m.embed(batch)
 		m.busy.Store(0)
 	}
 }
@@ -197,34 +252,34 @@ type embedJob struct {
 }
 
 // embed encodes one batch and stores the vectors.
-func (m *embedder) embed(e *Engine, batch []uint64) {
+func (m *embedder) embed(batch []uint64) {
 	var jobs []embedJob
 	var texts []string
 	for _, ino := range batch {
-		in, err := e.st.Info(ino)
+		in, err := m.src.Info(ino)
 		if err != nil {
 			if errors.Is(err, syscall.ENOENT) {
-				m.remove(e.st, ino)
+				m.remove(ino)
 			}
 			continue
 		}
 		m.mu.Lock()
-		key := e.embedKey(in)
+		key := embedKey(m.src, in)
 		done := m.have[ino] == key && key != ""
 		m.mu.Unlock()
 		if done {
 			continue
 		}
 		buf := make([]byte, min(in.Size, embedReadMx))
-		n, err := e.st.ReadAt(ino, buf, 0)
+		n, err := m.src.ReadAt(ino, buf, 0)
 		var cs []string
 		if err == nil && !isBinary(buf[:n]) {
-			cs = chunkText(e.redactText(in.Path, indexText(in, string(buf[:n]))))
+			cs = chunkText(redactText(m.src, in.Path, indexText(in, string(buf[:n]))))
 		}
 		if len(cs) == 0 {
 			// Nothing to embed now (emptied, binary, unreadable): the
 			// old vectors must not keep finding it by what it said.
-			m.remove(e.st, ino)
+			m.remove(ino)
 			continue
 		}
 		jobs = append(jobs, embedJob{ino, key, len(cs)})
@@ -240,7 +295,7 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 	if err != nil {
 		m.failed.Add(uint64(len(jobs)))
 		m.lastErr.Store(err.Error())
-		e.log.Printf("views: embedding %d memories: %v", len(jobs), err)
+		m.log.Printf("views: embedding %d memories: %v", len(jobs), err)
 		return
 	}
 	at := 0
@@ -249,9 +304,9 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 		at += j.chunks
 		m.mu.Lock()
 		// Still there? A removal after this check finds the vectors.
-		if _, err := e.st.Attr(j.ino); err == nil {
-			if !e.st.ReadOnly() { // else kept in memory only
-				err = e.st.PutVector(j.ino, encodeVectors(j.sha, vs))
+		if _, err := m.src.Attr(j.ino); err == nil {
+			if !m.src.ReadOnly() { // else kept in memory only
+				err = m.src.PutVector(j.ino, encodeVectors(j.sha, vs))
 			}
 			if err == nil {
 				err = m.vec.Put(j.ino, vs)
@@ -339,3 +394,9 @@ func decodeVectors(b []byte, dim int) (string, [][]float32, error) {
 	}
 	return sha, vecs, nil
 }
+
+// SetEncoder turns on embeddings and hybrid search; call before Start.
+func (e *Engine) SetEncoder(enc Encoder) { e.emb.setEncoder(enc) }
+
+// EmbedStats reports the embedding worker; nil without a model.
+func (e *Engine) EmbedStats() *EmbedStats { return e.emb.stats() }

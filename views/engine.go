@@ -73,7 +73,7 @@ type Engine struct {
 	// w queues the changes and applies them (worker.go).
 	w *worker
 
-	// emb embeds memories for hybrid search (embed.go); nil: lexical only.
+	// emb embeds memories for hybrid search (embed.go); off: lexical only.
 	emb *embedder
 	// tuning replaces search.DefaultTuning when set (SetTuning).
 	tuning *search.Tuning
@@ -89,7 +89,7 @@ func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, w: newWorker(), cat: newCatalog()}
+	e := &Engine{idx: search.NewIndex(), log: logger, w: newWorker(), cat: newCatalog(), emb: newEmbedder(logger)}
 	_, q := cache.Split(cache.DefaultBytes)
 	e.SetCacheBytes(q)
 	return e
@@ -100,6 +100,7 @@ func NewEngine(logger *log.Logger) *Engine {
 func (e *Engine) Start(st Store) {
 	e.st = st
 	e.cat.bind(st)
+	e.emb.src = st
 	e.startSnapshots()
 	go e.w.run(e.start, e.applyQueued)
 }
@@ -109,22 +110,14 @@ func (e *Engine) Stop() {
 	m, mok := e.markForStop()
 	e.w.stop()
 	e.stopSnapshots(m, mok)
-	if e.emb != nil {
-		close(e.emb.stop)
-		<-e.emb.done
-	}
+	e.emb.end()
 }
 
 // start loads the catalog and index, from the snapshot or the store: the
 // worker's first job.
 func (e *Engine) start() {
 	go search.Warm() // the query expansion's data, while the rest loads
-	if e.emb != nil {
-		if err := e.emb.load(e.st); err != nil {
-			e.log.Printf("views: loading embeddings: %v", err)
-		}
-		go e.emb.run(e)
-	}
+	e.emb.start()
 	if !e.loadSnapshot() {
 		e.buildAll()
 	}

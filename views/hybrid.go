@@ -20,12 +20,12 @@ const (
 
 // hybridOn reports whether a search of q can use vectors.
 func (e *Engine) hybridOn(q Query) bool {
-	return e.emb != nil && q.Text != "" && e.emb.vec.Len() > 0
+	return q.Text != "" && e.emb.searchable()
 }
 
 // hybridKey extends a query-cache key with what the vector side depends on.
 func (e *Engine) hybridKey(q Query) string {
-	return fmt.Sprintf("|v%d|%q", e.emb.vec.Gen(), q.Text)
+	return fmt.Sprintf("|v%d|%q", e.emb.vectorsGen(), q.Text)
 }
 
 // hybrid ranks with both lists; ok is false when the vector side failed
@@ -39,7 +39,7 @@ func (e *Engine) hybrid(q Query, filter func(uint64) bool, line func(uint64, uin
 	}
 	ch := make(chan encoded, 1)
 	go func() {
-		v, err := e.emb.enc.Encode([]string{q.Text})
+		v, err := e.emb.encode(q.Text)
 		ch <- encoded{v, err}
 	}()
 	o := e.searchOptions(q, filter, line)
@@ -50,7 +50,7 @@ func (e *Engine) hybrid(q Query, filter func(uint64) bool, line func(uint64, uin
 	if err != nil || len(qv) != 1 {
 		return nil, false
 	}
-	vec, dist, err := e.emb.vec.SearchDist(qv[0], max(q.K, fuseDepth), filter)
+	vec, dist, err := e.emb.nearest(qv[0], max(q.K, fuseDepth), filter)
 	if err != nil {
 		return nil, false
 	}

@@ -73,9 +73,7 @@ func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []
 			ent.setLog((*logLines)(nil).extend(pr.metas))
 		}
 		e.idx.PutAnalyzed(ino, pr.an, parent, name)
-		if e.emb != nil {
-			e.emb.enqueue(ino)
-		}
+		e.emb.enqueue(ino)
 	} else {
 		if old := e.cat.entry(ino); old != nil {
 			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
@@ -109,7 +107,7 @@ type prepared struct {
 func (e *Engine) prepare(in store.Info, a store.Inode, text []byte) *prepared {
 	pr := &prepared{}
 	pr.parts, pr.metas, pr.next, pr.size, pr.err = e.parts(in.Ino, a.Links[0].Name, a.Size, in, text)
-	pr.red = e.redactParts(in.Path, pr.parts)
+	pr.red = redactParts(e.st, in.Path, pr.parts)
 	pr.an = search.Analyze(pr.parts)
 	return pr
 }
@@ -117,9 +115,7 @@ func (e *Engine) prepare(in store.Info, a store.Inode, text []byte) *prepared {
 func (e *Engine) drop(ino uint64) {
 	e.idx.Remove(ino)
 	e.red.set(ino, nil)
-	if e.emb != nil {
-		e.emb.remove(e.st, ino)
-	}
+	e.emb.remove(ino)
 	e.cat.remove(ino)
 }
 

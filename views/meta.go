@@ -169,7 +169,7 @@ func statsJSON(st statsSource, e *Engine, may May) ([]byte, error) {
 		backlog = &b
 		red = e.Redactions(may, s.Scope == "")
 		if s.Scope == "" { // store-wide counts, not for a restricted reader
-			emb = e.EmbedStats()
+			emb = e.emb.stats()
 			e.AddCacheStats(&s)
 		}
 	}

@@ -259,7 +259,7 @@ func (e *Engine) withSnippets(q Query, rs []Result, st Reader) []Result {
 func (e *Engine) snippet(h search.Hit, terms []string, st Reader) string {
 	if h.Part > 0 {
 		if raw, ok := e.logLine(h.Ino, h.Part); ok {
-			raw = e.redactIno(h.Ino, raw)
+			raw = redactIno(e.st, h.Ino, raw)
 			if body := memory.ParseLine(raw).Body; strings.TrimSpace(body) != "" {
 				return cut(body, 200)
 			}
@@ -280,7 +280,7 @@ func (e *Engine) snippet(h search.Hit, terms []string, st Reader) string {
 		strings.TrimSpace(string(text[in.BodyOffset:])) != "" {
 		text = text[in.BodyOffset:] // the body's words, not the front matter's keys
 	}
-	lines := strings.Split(string(e.redactIno(h.Ino, text)), "\n")
+	lines := strings.Split(string(redactIno(e.st, h.Ino, text)), "\n")
 	want := map[string]bool{}
 	for _, t := range terms {
 		want[t] = true

@@ -78,7 +78,7 @@ func (e *Engine) loadSnapshot() bool {
 	e.red.mu.Lock()
 	e.red.byIno = l.maps.Redact
 	e.red.mu.Unlock()
-	if e.emb != nil {
+	if e.emb.on() {
 		// As a build would: each memory is checked against its stored
 		// vectors (the embedder skips those it has), so one whose
 		// embedding a stop or a new model left undone still gets it.

@@ -61,9 +61,15 @@ func (c *redactCounts) add(ino uint64, m map[string]int) {
 	}
 }
 
+// redactSource is where the rules and a memory's path come from.
+type redactSource interface {
+	Redactor() *redact.Redactor
+	Path(ino uint64) (string, error)
+}
+
 // redactText masks what the rules covering path p find in s.
-func (e *Engine) redactText(p, s string) string {
-	r := e.st.Redactor()
+func redactText(src redactSource, p, s string) string {
+	r := src.Redactor()
 	if r.Empty() {
 		return s
 	}
@@ -71,12 +77,12 @@ func (e *Engine) redactText(p, s string) string {
 }
 
 // redactIno masks b, a text of the memory ino.
-func (e *Engine) redactIno(ino uint64, b []byte) []byte {
-	r := e.st.Redactor()
+func redactIno(src redactSource, ino uint64, b []byte) []byte {
+	r := src.Redactor()
 	if r.Empty() {
 		return b
 	}
-	p, err := e.st.Path(ino)
+	p, err := src.Path(ino)
 	if err != nil {
 		return b
 	}
@@ -86,8 +92,8 @@ func (e *Engine) redactIno(ino uint64, b []byte) []byte {
 
 // redactParts masks the indexed text of parts, the documents of the
 // memory at path p, and returns the matches per rule.
-func (e *Engine) redactParts(p string, parts []search.Part) map[string]int {
-	r := e.st.Redactor()
+func redactParts(src redactSource, p string, parts []search.Part) map[string]int {
+	r := src.Redactor()
 	if r.Empty() {
 		return nil
 	}
@@ -113,8 +119,8 @@ func (e *Engine) redactParts(p string, parts []search.Part) map[string]int {
 // embedKey is what the vectors of a memory with content sha were made
 // from: sha itself when no rule applies, else sha and the rules (other
 // rules, other inputs).
-func (e *Engine) embedKey(in store.Info) string {
-	r := e.st.Redactor()
+func embedKey(src redactSource, in store.Info) string {
+	r := src.Redactor()
 	if r.Empty() || in.SHA256 == "" || !r.Applies(in.Path) {
 		return in.SHA256
 	}

@@ -75,7 +75,7 @@ func (e *Engine) turns(ino uint64, n uint32, f Filter) ([]turn, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, turn{LineMeta: l, raw: e.redactIno(ino, buf[:m]), match: j == i})
+		out = append(out, turn{LineMeta: l, raw: redactIno(e.st, ino, buf[:m]), match: j == i})
 	}
 	return out, nil
 }
