@@ -2,83 +2,116 @@ package views
 
 import (
 	"errors"
+	"log"
 	"path"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
 
+// indexer applies changes: it reads what changed from the store and
+// brings the catalog (through its methods) and the lexical index up to
+// date, counts what redaction hid (red) and has the embedder embed it
+// again. It runs in the worker alone; its own fields need no lock but
+// retry's, which a timer reads.
+type indexer struct {
+	src Source
+	idx *search.Index
+	log *log.Logger
+	cat *catalog
+	red *redactCounts
+	emb *embedder
+	// w takes the memories to refresh again (retry.go), and says when
+	// a build is to stop.
+	w *worker
+	// swap puts a snapshot prepared by the persister in place (a
+	// swapSnap change).
+	swap func()
+	// scanned: how many memories the last build read by range scans
+	// (store.ScanMemories), not one lookup at a time.
+	scanned atomic.Int64
+	// retry: memories to refresh again once the backend answers (retry.go).
+	retry retries
+	// dirMoved: a directory moved in the batch being applied, so which
+	// memories are hidden is decided again after it.
+	dirMoved bool
+	// movedDirs are the directories moved in that batch (rescanTree).
+	movedDirs []uint64
+}
+
 // apply brings one memory up to date. A panic here would take the whole
 // mount down with it, so it is caught and logged.
-func (e *Engine) apply(c store.Change) {
+func (ix *indexer) apply(c store.Change) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.log.Printf("views: BUG: indexing inode %d: %v", c.Ino, r)
+			ix.log.Printf("views: BUG: indexing inode %d: %v", c.Ino, r)
 		}
 	}()
 	switch {
 	case c.Kind == store.Removed:
-		e.drop(c.Ino)
+		ix.drop(c.Ino)
 		return
 	case c.Kind == store.Moved:
 		// A moved directory moves what is under it: views that depend on
 		// paths (archive/, path:) must recompute, hence the new generation
 		// (and the directories' paths are looked up again, dirPath).
-		e.cat.moved()
-		if !e.moved(c.Ino) {
-			e.refresh(c.Ino, false)
-			if a, err := e.st.Attr(c.Ino); err == nil && a.IsDir() {
-				e.dirMoved = true // what is under it may have moved into or out of /archive
-				e.movedDirs = append(e.movedDirs, c.Ino)
+		ix.cat.moved()
+		if !ix.moved(c.Ino) {
+			ix.refresh(c.Ino, false)
+			if a, err := ix.src.Attr(c.Ino); err == nil && a.IsDir() {
+				ix.dirMoved = true // what is under it may have moved into or out of /archive
+				ix.movedDirs = append(ix.movedDirs, c.Ino)
 			}
 		}
-		e.cat.bump()
+		ix.cat.bump()
 		return
-	case c.Kind == store.Changed && c.From > 0 && e.appendLines(c.Ino, c.From):
+	case c.Kind == store.Changed && c.From > 0 && ix.appendLines(c.Ino, c.From):
 		return
 	case c.Kind == metaChanged:
-		e.refresh(c.Ino, false)
+		ix.refresh(c.Ino, false)
 		return
 	case c.Kind == swapSnap:
-		e.swapNow()
+		ix.swap()
 		return
 	}
-	e.refresh(c.Ino, c.Kind == store.Changed)
+	ix.refresh(c.Ino, c.Kind == store.Changed)
 }
 
 // applyScanned indexes a memory the build read with a scan of the store
 // (store.ScanMemories), as apply would a change of it.
-func (e *Engine) applyScanned(m *store.Scanned) {
+func (ix *indexer) applyScanned(m *store.Scanned) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.log.Printf("views: BUG: indexing inode %d: %v", m.Ino, r)
+			ix.log.Printf("views: BUG: indexing inode %d: %v", m.Ino, r)
 		}
 	}()
 	switch {
 	case errors.Is(m.Err, syscall.ENOENT):
-		if e.cat.has(m.Ino) { // a build meets many never indexed: another user's
-			e.drop(m.Ino) // gone, or not the store's user's
+		if ix.cat.has(m.Ino) { // a build meets many never indexed: another user's
+			ix.drop(m.Ino) // gone, or not the store's user's
 		}
 	case !m.Own || m.Err != nil:
-		e.apply(store.Change{Kind: store.Changed, Ino: m.Ino}) // as a change would: logged, or retried
+		ix.apply(store.Change{Kind: store.Changed, Ino: m.Ino}) // as a change would: logged, or retried
 	default:
 		pr, _ := m.Prepared.(*prepared)
-		e.indexMemory(m.Info, m.Attr, true, m.Content, pr)
+		ix.indexMemory(m.Info, m.Attr, true, m.Content, pr)
 	}
 }
 
 // appendLines indexes only the new lines of a log that grew at its end
 // since it was last indexed. It reports false when a full refresh is needed.
-func (e *Engine) appendLines(ino, _ uint64) bool {
-	a, err := e.st.Attr(ino)
+func (ix *indexer) appendLines(ino, _ uint64) bool {
+	a, err := ix.src.Attr(ino)
 	if err != nil || !a.IsReg() || len(a.Links) == 0 || !isLog(a.Links[0].Name) {
 		return false
 	}
-	ent := e.cat.entry(ino)
+	ent := ix.cat.entry(ino)
 	var next uint32
 	var done uint64
 	if ent != nil {
@@ -95,22 +128,22 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 		return true
 	}
 	buf := make([]byte, a.Size-done+1)
-	n, err := e.st.ReadAt(ino, buf, int64(done-1))
+	n, err := ix.src.ReadAt(ino, buf, int64(done-1))
 	if err != nil || n == 0 || buf[0] != '\n' {
 		return false // the old last line was not finished: read it all again
 	}
 	parts, metas, lines := logParts(string(buf[1:n]), next, done)
-	if r := e.st.Redactor(); !r.Empty() {
-		if p, err := e.st.Path(ino); err == nil {
-			e.red.add(ino, redactParts(e.st, p, parts))
+	if r := ix.src.Redactor(); !r.Empty() {
+		if p, err := ix.src.Path(ino); err == nil {
+			ix.red.add(ino, redactParts(ix.src, p, parts))
 		}
 	}
-	e.idx.Append(ino, parts)
-	e.emb.enqueue(ino)
+	ix.idx.Append(ino, parts)
+	ix.emb.enqueue(ino)
 	// The worker is the catalog's only writer: old is what it holds.
-	old := e.cat.entry(ino)
+	old := ix.cat.entry(ino)
 	if old == nil {
-		e.cat.putGrown(nil, nil, false)
+		ix.cat.putGrown(nil, nil, false)
 		return true
 	}
 	// A new Entry: readers hold the old one without a lock.
@@ -127,56 +160,56 @@ func (e *Engine) appendLines(ino, _ uint64) bool {
 	}
 	// New values: the facets change.
 	refacet := len(grown.Users) != len(old.Users) || len(grown.Tags) != len(old.Tags) || len(grown.log.days) != oldDays || grown.log.undated != oldUndated
-	e.cat.putGrown(old, &grown, refacet)
+	ix.cat.putGrown(old, &grown, refacet)
 	return true
 }
 
 // moved updates where a known memory sits; metadata does not change with
 // a move (paths are computed when needed). It reports false for anything
 // else (a directory, an unknown inode).
-func (e *Engine) moved(ino uint64) bool {
-	old := e.cat.entry(ino)
+func (ix *indexer) moved(ino uint64) bool {
+	old := ix.cat.entry(ino)
 	if old == nil {
 		return false
 	}
-	a, err := e.st.Attr(ino)
-	if e.unavailable(ino, err) {
+	a, err := ix.src.Attr(ino)
+	if ix.unavailable(ino, err) {
 		return true // refreshed again when the backend answers
 	}
 	if err != nil || !a.IsReg() || len(a.Links) == 0 {
 		return false
 	}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
-	if p, err := e.st.Path(ino); err == nil && e.st.Ignored(p, false) {
-		e.drop(ino) // moved into an ignored tree: no longer a memory
+	if p, err := ix.src.Path(ino); err == nil && ix.src.Ignored(p, false) {
+		ix.drop(ino) // moved into an ignored tree: no longer a memory
 		return true
 	}
-	if e.st.Redactor().ByPath() {
-		e.refresh(ino, true) // other rules may cover it where it is now
+	if ix.src.Redactor().ByPath() {
+		ix.refresh(ino, true) // other rules may cover it where it is now
 		return true
 	}
-	if e.retyped(ino, old) {
-		e.refresh(ino, false) // its type is its tree's, and the tree changed
+	if ix.retyped(ino, old) {
+		ix.refresh(ino, false) // its type is its tree's, and the tree changed
 		return true
 	}
 	if !isLog(name) {
-		e.idx.Move(ino, parent, name)
+		ix.idx.Move(ino, parent, name)
 	}
-	hidden := e.cat.hiddenAt(parent, name)
+	hidden := ix.cat.hiddenAt(parent, name)
 	ent := *old
 	ent.parent, ent.name = parent, name
 	ent.ctime, ent.size = a.Ctime, a.Size
-	e.cat.put(&ent, hidden) // into or out of /archive
+	ix.cat.put(&ent, hidden) // into or out of /archive
 	return true
 }
 
 // retyped reports whether the memory ino, indexed as old, now has another
 // type: one that comes from its tree (no type key), moved to another tree.
-func (e *Engine) retyped(ino uint64, old *Entry) bool {
+func (ix *indexer) retyped(ino uint64, old *Entry) bool {
 	if old == nil {
 		return false
 	}
-	in, err := e.st.Info(ino)
+	in, err := ix.src.Info(ino)
 	return err == nil && in.Type != old.Type
 }
 
@@ -226,49 +259,49 @@ func merge(batch []store.Change) []store.Change {
 // rescanTree brings every file below the moved directory dir up to date
 // with the ignore rules: what moved into an ignored tree is dropped, what
 // moved out of one is indexed.
-func (e *Engine) rescanTree(dir uint64, depth int) {
-	ents, err := e.st.ReadDir(dir)
+func (ix *indexer) rescanTree(dir uint64, depth int) {
+	ents, err := ix.src.ReadDir(dir)
 	if err != nil || depth > 4096 {
 		return
 	}
 	for _, d := range ents {
 		switch d.Mode & syscall.S_IFMT {
 		case syscall.S_IFDIR:
-			e.rescanTree(d.Ino, depth+1)
+			ix.rescanTree(d.Ino, depth+1)
 		case syscall.S_IFREG:
-			p, err := e.st.Path(d.Ino)
+			p, err := ix.src.Path(d.Ino)
 			if err != nil {
 				continue
 			}
-			switch ignored, known := e.st.Ignored(p, false), e.cat.has(d.Ino); {
+			switch ignored, known := ix.src.Ignored(p, false), ix.cat.has(d.Ino); {
 			case ignored && known:
-				e.drop(d.Ino)
-			case !ignored && (!known || e.st.Redactor().ByPath()):
-				e.refresh(d.Ino, true) // new, or under other redaction rules
-			case known && e.retyped(d.Ino, e.cat.entry(d.Ino)):
-				e.refresh(d.Ino, false) // moved into another tree: its type with it
+				ix.drop(d.Ino)
+			case !ignored && (!known || ix.src.Redactor().ByPath()):
+				ix.refresh(d.Ino, true) // new, or under other redaction rules
+			case known && ix.retyped(d.Ino, ix.cat.entry(d.Ino)):
+				ix.refresh(d.Ino, false) // moved into another tree: its type with it
 			}
 		}
 	}
 }
 
 // applyBatch applies changes in order, then what moved directories imply.
-func (e *Engine) applyBatch(changes []store.Change) {
-	w := e.warm(changedInos(changes))
+func (ix *indexer) applyBatch(changes []store.Change) {
+	w := ix.warm(changedInos(changes))
 	for _, c := range changes {
-		e.apply(c)
+		ix.apply(c)
 		w.built()
 		// A mount may have a single scheduler thread (cmd/mnemofs
 		// procs): let waiting requests in between changes.
 		runtime.Gosched()
 	}
 	w.end()
-	if e.dirMoved {
-		e.dirMoved = false
-		for _, d := range e.movedDirs {
-			e.rescanTree(d, 0)
+	if ix.dirMoved {
+		ix.dirMoved = false
+		for _, d := range ix.movedDirs {
+			ix.rescanTree(d, 0)
 		}
-		e.movedDirs = nil
-		e.cat.rehide()
+		ix.movedDirs = nil
+		ix.cat.rehide()
 	}
 }

@@ -394,9 +394,3 @@ func decodeVectors(b []byte, dim int) (string, [][]float32, error) {
 	}
 	return sha, vecs, nil
 }
-
-// SetEncoder turns on embeddings and hybrid search; call before Start.
-func (e *Engine) SetEncoder(enc Encoder) { e.emb.setEncoder(enc) }
-
-// EmbedStats reports the embedding worker; nil without a model.
-func (e *Engine) EmbedStats() *EmbedStats { return e.emb.stats() }

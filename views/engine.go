@@ -2,7 +2,6 @@ package views
 
 import (
 	"log"
-	"sync/atomic"
 	"time"
 
 	"github.com/mnemofs/mnemofs/cache"
@@ -50,33 +49,19 @@ type Engine struct {
 	st  Store
 	idx *search.Index
 	log *log.Logger
-	// scanned: how many memories the last build read by range scans
-	// (store.ScanMemories), not one lookup at a time.
-	scanned atomic.Int64
-	// retry: memories to refresh again once the backend answers (retry.go).
-	retry retries
-
 	// cat is the catalog of memories and its facets (catalog.go).
 	cat *catalog
-	// dirMoved: a directory moved in the batch being applied, so which
-	// memories are hidden is decided again after it. Worker only.
-	dirMoved bool
-	// movedDirs are the directories moved in that batch (rescanTree).
-	movedDirs []uint64
+	// ix applies the changes to the catalog and the index (apply.go).
+	ix *indexer
+	// q answers searches and renders generated files (query.go).
+	q *querier
 	// red counts the redactions in what is indexed (redact.go).
-	red redactCounts
-	// qc caches search results by generation (qcache.go); nil: off.
-	qc *cache.Sized[string, []Result]
-	// afterSearch, if set, runs after every search (SetAfterSearch).
-	afterSearch func()
-
+	red *redactCounts
 	// w queues the changes and applies them (worker.go).
 	w *worker
 
 	// emb embeds memories for hybrid search (embed.go); off: lexical only.
 	emb *embedder
-	// tuning replaces search.DefaultTuning when set (SetTuning).
-	tuning *search.Tuning
 	// snap: the catalog and index kept across starts (persist.go).
 	snap snapState
 	// meta makes the files of meta/ other packages write (SetMetaSources).
@@ -89,7 +74,9 @@ func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, w: newWorker(), cat: newCatalog(), emb: newEmbedder(logger)}
+	e := &Engine{idx: search.NewIndex(), log: logger, w: newWorker(), cat: newCatalog(), emb: newEmbedder(logger), red: &redactCounts{}}
+	e.ix = &indexer{idx: e.idx, log: logger, cat: e.cat, red: e.red, emb: e.emb, w: e.w, swap: e.swapNow}
+	e.q = &querier{idx: e.idx, cat: e.cat, w: e.w, red: e.red, emb: e.emb}
 	_, q := cache.Split(cache.DefaultBytes)
 	e.SetCacheBytes(q)
 	return e
@@ -100,6 +87,8 @@ func NewEngine(logger *log.Logger) *Engine {
 func (e *Engine) Start(st Store) {
 	e.st = st
 	e.cat.bind(st)
+	e.ix.src = st
+	e.q.src = st
 	e.emb.src = st
 	e.startSnapshots()
 	go e.w.run(e.start, e.applyQueued)
@@ -129,12 +118,10 @@ func (e *Engine) applyQueued(batch []store.Change, rebuild bool) {
 	if rebuild {
 		e.cat.reset()
 		e.idx.Reset()
-		e.red.mu.Lock()
-		e.red.byIno = nil
-		e.red.mu.Unlock()
+		e.red.restore(nil)
 		e.buildAll()
 	}
-	e.applyBatch(merge(batch))
+	e.ix.applyBatch(merge(batch))
 }
 
 // Loaded is closed once the catalog and index are first whole, from a

@@ -10,82 +10,82 @@ import (
 )
 
 // refresh re-reads one memory; content is re-indexed only when it changed.
-func (e *Engine) refresh(ino uint64, content bool) {
-	in, err := e.st.Info(ino)
+func (ix *indexer) refresh(ino uint64, content bool) {
+	in, err := ix.src.Info(ino)
 	if err != nil {
-		if e.unavailable(ino, err) {
+		if ix.unavailable(ino, err) {
 			return
 		}
 		if errors.Is(err, syscall.ENOENT) {
-			e.drop(ino)
+			ix.drop(ino)
 		}
 		return
 	}
-	a, err := e.st.Attr(ino)
-	if e.unavailable(ino, err) {
+	a, err := ix.src.Attr(ino)
+	if ix.unavailable(ino, err) {
 		return
 	}
 	if err != nil {
 		return
 	}
-	e.indexMemory(in, a, content, nil, nil)
+	ix.indexMemory(in, a, content, nil, nil)
 }
 
 // indexMemory brings the memory with Info in and inode a up to date; content
 // says its text changed, and text is that text when it was read already
 // (nil: it is read here); pr, when not nil, is what prepare made of it.
-func (e *Engine) indexMemory(in store.Info, a store.Inode, content bool, text []byte, pr *prepared) {
+func (ix *indexer) indexMemory(in store.Info, a store.Inode, content bool, text []byte, pr *prepared) {
 	ino := in.Ino
 	if !a.IsReg() || len(a.Links) == 0 {
 		if a.IsReg() {
-			e.drop(ino) // unlinked meanwhile
+			ix.drop(ino) // unlinked meanwhile
 		}
 		return // else a directory moved: paths are computed when needed
 	}
 	if in.Ignored {
-		e.drop(ino) // not a memory (the policy's ignore rules)
+		ix.drop(ino) // not a memory (the policy's ignore rules)
 		return
 	}
 	parent, name := a.Links[0].Parent, a.Links[0].Name
 	ent := &Entry{Ino: ino, Users: in.Users, Type: in.Type, Tags: in.Tags, Created: in.Created,
 		Modified: in.Modified, parent: parent, name: name, ctime: a.Ctime, size: a.Size}
-	hidden := e.cat.hiddenAt(parent, name)
+	hidden := ix.cat.hiddenAt(parent, name)
 	if isLog(name) {
 		parent = 0 // a log's lines are a sequence of their own
 	}
-	if content || !e.cat.has(ino) {
+	if content || !ix.cat.has(ino) {
 		if pr == nil {
-			pr = e.prepare(in, a, text)
+			pr = ix.prepare(in, a, text)
 		}
 		if errors.Is(pr.err, syscall.ENOENT) {
-			e.drop(ino) // removed while being read; its Removed event follows
+			ix.drop(ino) // removed while being read; its Removed event follows
 			return
 		}
-		if e.unavailable(ino, pr.err) {
+		if ix.unavailable(ino, pr.err) {
 			return // kept as it was; again when the backend answers
 		}
 		if pr.err != nil {
-			e.log.Printf("views: indexing %s: %v", in.Path, pr.err)
+			ix.log.Printf("views: indexing %s: %v", in.Path, pr.err)
 		}
 		ent.nextLine, ent.indexedSize = pr.next, pr.size
-		e.red.set(ino, pr.red)
+		ix.red.set(ino, pr.red)
 		if isLog(name) {
 			ent.setLog((*logLines)(nil).extend(pr.metas))
 		}
-		e.idx.PutAnalyzed(ino, pr.an, parent, name)
-		e.emb.enqueue(ino)
+		ix.idx.PutAnalyzed(ino, pr.an, parent, name)
+		ix.emb.enqueue(ino)
 	} else {
-		if old := e.cat.entry(ino); old != nil {
+		if old := ix.cat.entry(ino); old != nil {
 			ent.nextLine, ent.indexedSize = old.nextLine, old.indexedSize
 			if old.log != nil {
 				ent.setLog(old.log)
 			}
 		}
 		if parent != 0 {
-			e.idx.Move(ino, parent, name)
+			ix.idx.Move(ino, parent, name)
 		}
 	}
-	e.cat.put(ent, hidden)
+	ix.cat.put(ent, hidden)
 }
 
 // prepared is what indexing a memory makes of its content alone: its
@@ -104,19 +104,19 @@ type prepared struct {
 
 // prepare reads (when text is nil) and analyses the content of a regular
 // file with Info in and inode a.
-func (e *Engine) prepare(in store.Info, a store.Inode, text []byte) *prepared {
+func (ix *indexer) prepare(in store.Info, a store.Inode, text []byte) *prepared {
 	pr := &prepared{}
-	pr.parts, pr.metas, pr.next, pr.size, pr.err = e.parts(in.Ino, a.Links[0].Name, a.Size, in, text)
-	pr.red = redactParts(e.st, in.Path, pr.parts)
+	pr.parts, pr.metas, pr.next, pr.size, pr.err = ix.parts(in.Ino, a.Links[0].Name, a.Size, in, text)
+	pr.red = redactParts(ix.src, in.Path, pr.parts)
 	pr.an = search.Analyze(pr.parts)
 	return pr
 }
 
-func (e *Engine) drop(ino uint64) {
-	e.idx.Remove(ino)
-	e.red.set(ino, nil)
-	e.emb.remove(ino)
-	e.cat.remove(ino)
+func (ix *indexer) drop(ino uint64) {
+	ix.idx.Remove(ino)
+	ix.red.set(ino, nil)
+	ix.emb.remove(ino)
+	ix.cat.remove(ino)
 }
 
 // parts splits a file into indexed documents: one per line for logs, else
@@ -124,12 +124,12 @@ func (e *Engine) drop(ino uint64) {
 // written again). For logs it also returns the number of the line after
 // the last newline and the bytes indexed (0, 0 when the log was too big to
 // index whole, so that appends re-read it).
-func (e *Engine) parts(ino uint64, name string, size uint64, in store.Info, read []byte) ([]search.Part, []LineMeta, uint32, uint64, error) {
+func (ix *indexer) parts(ino uint64, name string, size uint64, in store.Info, read []byte) ([]search.Part, []LineMeta, uint32, uint64, error) {
 	buf, n := read, len(read)
 	if read == nil {
 		buf = make([]byte, min(size, indexMax))
 		var err error
-		if n, err = e.st.ReadAt(ino, buf, 0); err != nil {
+		if n, err = ix.src.ReadAt(ino, buf, 0); err != nil {
 			return nil, nil, 0, 0, err
 		}
 	}

@@ -145,18 +145,14 @@ func queriesSchema() map[string]any {
 // StatsJSON is the health report (with the store alone: no index).
 func StatsJSON(st Source) ([]byte, error) { return statsJSON(st, nil, nil) }
 
-// StatsJSON is the health report with the index backlog of e: changes
-// queued for the catalog and search index and not yet applied. A
-// restricted reader (may, or a store open for a user) gets only the
-// counts of what it may see (store.StatsFor).
-func (e *Engine) StatsJSON(may May) ([]byte, error) { return statsJSON(e.st, e, may) }
-
 // statsSource counts the memories a reader may see (store.StatsFor).
 type statsSource interface {
 	StatsFor(may func(ino uint64) bool) (store.Stats, error)
 }
 
-func statsJSON(st statsSource, e *Engine, may May) ([]byte, error) {
+// statsJSON is the health report of st for may, with the index's
+// counts when qr is not nil.
+func statsJSON(st statsSource, qr *querier, may May) ([]byte, error) {
 	s, err := st.StatsFor(may)
 	if err != nil {
 		return nil, err
@@ -164,13 +160,13 @@ func statsJSON(st statsSource, e *Engine, may May) ([]byte, error) {
 	var backlog *uint64
 	var emb *EmbedStats
 	var red []Redaction
-	if e != nil {
-		b := e.Backlog()
+	if qr != nil {
+		b := qr.w.backlog()
 		backlog = &b
-		red = e.Redactions(may, s.Scope == "")
+		red = qr.redactions(may, s.Scope == "")
 		if s.Scope == "" { // store-wide counts, not for a restricted reader
-			emb = e.emb.stats()
-			e.AddCacheStats(&s)
+			emb = qr.emb.stats()
+			qr.addCacheStats(&s)
 		}
 	}
 	return marshal(struct {

@@ -3,12 +3,10 @@ package views
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,8 +58,6 @@ type snapState struct {
 	// kick asks the writer goroutine for a snapshot now; quit ends it.
 	kick, quit chan struct{}
 	done       chan struct{}
-	// lastSearch: when a search last began (UnixNano), for snapYield.
-	lastSearch atomic.Int64
 	swap       swapState // swap.go
 }
 
@@ -69,7 +65,7 @@ type snapState struct {
 // whole (for the snapshot) if the build was not cut short by a stop.
 func (e *Engine) buildAll() {
 	defer e.w.inBackground()()
-	if e.build() {
+	if e.ix.build() {
 		e.cat.markBuilt()
 		e.snap.swap.wanted.Store(true)
 		e.snapSoon()
@@ -147,7 +143,7 @@ func (e *Engine) startSnapshots() {
 			if due.IsZero() {
 				due = time.Now()
 			}
-			if !e.w.idle() || e.searching() && time.Since(due) < e.snap.every { // before markNow, which walks every entry
+			if !e.w.idle() || e.q.searching(snapYield) && time.Since(due) < e.snap.every { // before markNow, which walks every entry
 				again = time.After(time.Second)
 				continue
 			}
@@ -158,11 +154,6 @@ func (e *Engine) startSnapshots() {
 			due = time.Time{}
 		}
 	}()
-}
-
-// searching reports a search begun within snapYield.
-func (e *Engine) searching() bool {
-	return time.Since(time.Unix(0, e.snap.lastSearch.Load())) < snapYield
 }
 
 // snapDirty reports a catalog changed since the last snapshot.
@@ -241,7 +232,7 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 	if gen == s.savedGen || !built {
 		return true
 	}
-	if (!final && !e.w.idle()) || e.retry.pending() {
+	if (!final && !e.w.idle()) || e.ix.retrying() {
 		return false // what the store delivered is not all applied
 	}
 	if !e.roomFor(s.lastSize) {
@@ -317,11 +308,6 @@ func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
 		return nil, 0, err
 	}
 	im.idx = e.idx.Image()
-	e.red.mu.Lock()
-	im.cat.Redact = make(map[uint64]map[string]int, len(e.red.byIno))
-	for ino, m := range e.red.byIno {
-		im.cat.Redact[ino] = maps.Clone(m) // add changes them in place
-	}
-	e.red.mu.Unlock()
+	im.cat.Redact = e.red.capture()
 	return im, gen, nil
 }

@@ -19,21 +19,3 @@ func ForReader(v UserView) Filter {
 	}
 	return Filter{May: v.Visible, Reader: v}
 }
-
-// WithSnippetsFor is WithSnippets for the reader of scope (ForReader).
-func (e *Engine) WithSnippetsFor(q Query, rs []Result, scope Filter) []Result {
-	if scope.Reader == nil {
-		return e.WithSnippets(q, rs)
-	}
-	return e.withSnippets(q, rs, scope.Reader)
-}
-
-// StatsJSONFor is meta/stats.json as the view v shows the store: the
-// memories and sizes v sees (a shared log's by the lines it shows), as
-// meta/stats.json of a mount for v's user counts them.
-func (e *Engine) StatsJSONFor(v UserView) ([]byte, error) {
-	if v.User() == "" {
-		return e.StatsJSON(nil)
-	}
-	return statsJSON(v, e, v.Visible)
-}

@@ -100,3 +100,23 @@ func (e *Engine) DirsWithCtx(ctx context.Context, f Filter) (map[uint64]bool, er
 // Documents is the number of documents the lexical index holds (a file,
 // or a line of a log).
 func (e *Engine) Documents() int { return e.idx.Len() }
+
+// Lines returns the metadata of every non-empty line of the log ino, in
+// order (nil for a file that is not a log, or a log not indexed whole).
+// The slice and its values are shared: callers must not change them.
+func (e *Engine) Lines(ino uint64) []LineMeta {
+	ent := e.Entry(ino)
+	if ent == nil || ent.log == nil {
+		return nil
+	}
+	return ent.log.lines
+}
+
+// Line returns the metadata of line n of the log ino.
+func (e *Engine) Line(ino uint64, n uint32) (LineMeta, bool) {
+	ent := e.Entry(ino)
+	if ent == nil {
+		return LineMeta{}, false
+	}
+	return ent.log.line(n)
+}

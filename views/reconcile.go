@@ -75,18 +75,16 @@ func (e *Engine) loadSnapshot() bool {
 	e.snap.mu.Lock()
 	e.snap.savedGen = gen
 	e.snap.mu.Unlock()
-	e.red.mu.Lock()
-	e.red.byIno = l.maps.Redact
-	e.red.mu.Unlock()
+	e.red.restore(l.maps.Redact)
 	if e.emb.on() {
 		// As a build would: each memory is checked against its stored
 		// vectors (the embedder skips those it has), so one whose
 		// embedding a stop or a new model left undone still gets it.
 		e.cat.eachIno(e.emb.enqueue)
 	}
-	e.warmAttrs(since.Changed)
+	e.ix.warmAttrs(since.Changed)
 	changes := e.sinceChanges(since, l.maps.Dirs)
-	e.applyBatch(changes)
+	e.ix.applyBatch(changes)
 	if len(changes) > 0 {
 		e.snapSoon()
 	}

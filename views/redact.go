@@ -3,6 +3,7 @@ package views
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"sort"
 	"sync"
 
@@ -59,6 +60,40 @@ func (c *redactCounts) add(ino uint64, m map[string]int) {
 	for k, v := range m {
 		old[k] += v
 	}
+}
+
+// sum is the matches per rule in the memories keep keeps (nil: all).
+func (c *redactCounts) sum(keep func(ino uint64) bool) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sum := map[string]int{}
+	for ino, m := range c.byIno {
+		if keep != nil && !keep(ino) {
+			continue
+		}
+		for k, v := range m {
+			sum[k] += v
+		}
+	}
+	return sum
+}
+
+// capture is a copy of the counts, for a snapshot.
+func (c *redactCounts) capture() map[uint64]map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[uint64]map[string]int, len(c.byIno))
+	for ino, m := range c.byIno {
+		out[ino] = maps.Clone(m) // add changes them in place
+	}
+	return out
+}
+
+// restore replaces the counts (read from a snapshot; nil: none).
+func (c *redactCounts) restore(byIno map[uint64]map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byIno = byIno
 }
 
 // redactSource is where the rules and a memory's path come from.
@@ -139,27 +174,15 @@ type Redaction struct {
 	Stored *uint64 `json:"stored,omitempty"`
 }
 
-// Redactions counts the redactions per rule of the policy; only the
-// memories keep decides count in Indexed (nil: all), and stored says
-// whether to give the store-wide Stored counts.
-func (e *Engine) Redactions(keep func(ino uint64) bool, stored bool) []Redaction {
-	r := e.st.Redactor()
+// redactions is Engine.Redactions.
+func (qr *querier) redactions(keep func(ino uint64) bool, stored bool) []Redaction {
+	r := qr.src.Redactor()
 	if r.Empty() {
 		return nil
 	}
-	sum := map[string]int{}
-	e.red.mu.Lock()
-	for ino, m := range e.red.byIno {
-		if keep != nil && !keep(ino) {
-			continue
-		}
-		for k, v := range m {
-			sum[k] += v
-		}
-	}
-	e.red.mu.Unlock()
+	sum := qr.red.sum(keep)
 	st := map[string]uint64{}
-	for _, c := range e.st.StoreRedactions() {
+	for _, c := range qr.src.StoreRedactions() {
 		st[c.Rule] = c.Count
 	}
 	var out []Redaction
