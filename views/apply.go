@@ -45,6 +45,9 @@ type indexer struct {
 	movedDirs []uint64
 }
 
+// bind gives the indexer the store it reads changes from.
+func (ix *indexer) bind(src Source) { ix.src = src }
+
 // apply brings one memory up to date. A panic here would take the whole
 // mount down with it, so it is caught and logged.
 func (ix *indexer) apply(c store.Change) {

@@ -57,7 +57,7 @@ func newCatalog() *catalog {
 // bind gives the catalog the store it reads paths and inodes from.
 func (c *catalog) bind(src Source) {
 	c.src = src
-	c.paths.src = src
+	c.paths.bind(src)
 }
 
 // generation is the catalog's generation.

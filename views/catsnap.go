@@ -2,7 +2,6 @@ package views
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 )
@@ -25,8 +24,8 @@ func readCatalog(cat *snapCatalog, seg []byte, entries int) (*loadedCatalog, err
 	if len(base.inos) != entries {
 		return nil, fmt.Errorf("reading its catalog: %d entries, the header says %d", len(base.inos), entries)
 	}
-	c := &loadedCatalog{ents: newEntrySet(), facets: newFacets(), hidden: map[uint64]bool{}}
-	c.ents.base, c.ents.n = base, len(base.inos)
+	c := &loadedCatalog{facets: newFacets(), hidden: map[uint64]bool{}}
+	c.ents = entriesOf(base)
 	for _, ino := range cat.Hidden {
 		c.hidden[ino] = true
 	}
@@ -62,7 +61,7 @@ func (c *catalog) use(l *loadedCatalog) {
 func (c *catalog) capture(im *snapImage) (uint64, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	im.base, im.over, im.muts = c.ents.base, maps.Clone(c.ents.over), c.ents.muts
+	im.base, im.over, im.muts = c.ents.image()
 	im.head.Entries = c.ents.len()
 	for ino := range c.hidden {
 		im.cat.Hidden = append(im.cat.Hidden, ino)
@@ -86,5 +85,5 @@ func (c *catalog) capture(im *snapImage) (uint64, error) {
 func (c *catalog) unchangedSince(gen, muts uint64) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.gen == gen && c.ents.muts == muts
+	return c.gen == gen && c.ents.mutations() == muts
 }

@@ -75,6 +75,10 @@ func (m *embedder) setEncoder(enc Encoder) {
 	m.enc, m.vec = enc, search.NewVectors(enc.Dim())
 }
 
+// bind gives the embedder the store it reads memories from and keeps
+// vectors in.
+func (m *embedder) bind(src Store) { m.src = src }
+
 // on reports an embedder with an encoder.
 func (m *embedder) on() bool { return m.enc != nil }
 

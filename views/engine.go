@@ -62,8 +62,8 @@ type Engine struct {
 
 	// emb embeds memories for hybrid search (embed.go); off: lexical only.
 	emb *embedder
-	// snap: the catalog and index kept across starts (persist.go).
-	snap snapState
+	// p keeps the catalog and index across starts (persist.go).
+	p *persister
 	// meta makes the files of meta/ other packages write (SetMetaSources).
 	meta MetaSources
 }
@@ -75,8 +75,9 @@ func NewEngine(logger *log.Logger) *Engine {
 		logger = log.Default()
 	}
 	e := &Engine{idx: search.NewIndex(), log: logger, w: newWorker(), cat: newCatalog(), emb: newEmbedder(logger), red: &redactCounts{}}
-	e.ix = &indexer{idx: e.idx, log: logger, cat: e.cat, red: e.red, emb: e.emb, w: e.w, swap: e.swapNow}
+	e.ix = &indexer{idx: e.idx, log: logger, cat: e.cat, red: e.red, emb: e.emb, w: e.w, swap: func() { e.p.swapNow() }}
 	e.q = &querier{idx: e.idx, cat: e.cat, w: e.w, red: e.red, emb: e.emb}
+	e.p = &persister{log: logger, cat: e.cat, idx: e.idx, red: e.red, emb: e.emb, ix: e.ix, w: e.w, q: e.q}
 	_, q := cache.Split(cache.DefaultBytes)
 	e.SetCacheBytes(q)
 	return e
@@ -87,18 +88,19 @@ func NewEngine(logger *log.Logger) *Engine {
 func (e *Engine) Start(st Store) {
 	e.st = st
 	e.cat.bind(st)
-	e.ix.src = st
-	e.q.src = st
-	e.emb.src = st
-	e.startSnapshots()
+	e.emb.bind(st)
+	e.ix.bind(st)
+	e.q.bind(st)
+	e.p.bind(st)
+	e.p.start()
 	go e.w.run(e.start, e.applyQueued)
 }
 
 // Stop ends the worker once the queued changes are applied.
 func (e *Engine) Stop() {
-	m, mok := e.markForStop()
+	m, mok := e.p.markForStop()
 	e.w.stop()
-	e.stopSnapshots(m, mok)
+	e.p.stop(m, mok)
 	e.emb.end()
 }
 
@@ -107,7 +109,7 @@ func (e *Engine) Stop() {
 func (e *Engine) start() {
 	go search.Warm() // the query expansion's data, while the rest loads
 	e.emb.start()
-	if !e.loadSnapshot() {
+	if !e.p.load() {
 		e.buildAll()
 	}
 }
@@ -160,3 +162,25 @@ func (e *Engine) SetBackground(fn func() (done func())) { e.w.setBackground(fn) 
 // Rebuild drops the catalog and the search index and builds them again
 // from the store (fsck --repair on a mounted store); reads wait for it.
 func (e *Engine) Rebuild() { e.w.requestRebuild() }
+
+// buildAll builds the catalog and index from the store and marks them
+// whole (for the snapshot) if the build was not cut short by a stop.
+func (e *Engine) buildAll() {
+	defer e.w.inBackground()()
+	if e.ix.build() {
+		e.cat.markBuilt()
+		e.p.built()
+	}
+}
+
+// SetSnapshot has the engine keep its catalog and index in path across
+// starts, written again every (0: SnapshotEvery) while memories change;
+// writable false only reads it (a read-only mount). Call before Start.
+// Only a store that can say what changed (store.Versioned) uses it.
+func (e *Engine) SetSnapshot(path string, writable bool, every time.Duration) {
+	e.p.configure(path, writable, every)
+}
+
+// KeepsSnapshot reports whether the engine, once started, keeps its
+// catalog and index in a snapshot it writes (SetSnapshot, writable).
+func (e *Engine) KeepsSnapshot() bool { return e.p.keeps() }

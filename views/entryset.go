@@ -1,6 +1,9 @@
 package views
 
-import "container/heap"
+import (
+	"container/heap"
+	"maps"
+)
 
 // entrySet is the catalog's entries by inode: a snapshot's (base, decoded
 // as they are asked for) under the entries put or removed since (over; a
@@ -15,6 +18,22 @@ type entrySet struct {
 }
 
 func newEntrySet() entrySet { return entrySet{over: map[uint64]*Entry{}} }
+
+// entriesOf is the entries of a snapshot's base, with none put since.
+func entriesOf(base *catBase) entrySet {
+	s := newEntrySet()
+	s.base, s.n = base, len(base.inos)
+	return s
+}
+
+// image is what a snapshot keeps of the set: its base, a copy of the
+// entries put or removed since, and the count of changes.
+func (c *entrySet) image() (*catBase, map[uint64]*Entry, uint64) {
+	return c.base, maps.Clone(c.over), c.muts
+}
+
+// mutations counts the entries put and removed.
+func (c *entrySet) mutations() uint64 { return c.muts }
 
 // get is the entry of ino, nil if none.
 func (c *entrySet) get(ino uint64) *Entry {

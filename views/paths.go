@@ -25,6 +25,13 @@ type dirPaths struct {
 	moves atomic.Uint64
 }
 
+// bind gives the memo the store it asks for paths.
+func (d *dirPaths) bind(src interface {
+	Path(ino uint64) (string, error)
+}) {
+	d.src = src
+}
+
 // moved drops the memo: a move was applied.
 func (d *dirPaths) moved() { d.moves.Add(1) }
 

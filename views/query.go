@@ -153,6 +153,9 @@ type querier struct {
 	lastSearch atomic.Int64
 }
 
+// bind gives the querier the store it reads results from.
+func (qr *querier) bind(src Source) { qr.src = src }
+
 // searching reports a search begun within d.
 func (qr *querier) searching(d time.Duration) bool {
 	return time.Since(time.Unix(0, qr.lastSearch.Load())) < d
