@@ -131,7 +131,7 @@ func (r *snapReader) load() (*loadedSnap, error) {
 	return l, nil
 }
 
-// snapFits checks a snapshot's header against this program, store and
+// fits checks a snapshot's header against this program, store and
 // user; it says what makes it unusable ("" when it fits).
 func (p *persister) fits(h snapHeader) string {
 	id, err := p.src.ID()
