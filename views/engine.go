@@ -48,7 +48,6 @@ type Entry struct {
 type Engine struct {
 	st  Store
 	idx *search.Index
-	log *log.Logger
 	// cat is the catalog of memories and its facets (catalog.go).
 	cat *catalog
 	// ix applies the changes to the catalog and the index (apply.go).
@@ -74,7 +73,7 @@ func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, w: newWorker(), cat: newCatalog(), emb: newEmbedder(logger), red: &redactCounts{}}
+	e := &Engine{idx: search.NewIndex(), w: newWorker(), cat: newCatalog(), emb: newEmbedder(logger), red: &redactCounts{}}
 	e.ix = &indexer{idx: e.idx, log: logger, cat: e.cat, red: e.red, emb: e.emb, w: e.w, swap: func() { e.p.swapNow() }}
 	e.q = &querier{idx: e.idx, cat: e.cat, w: e.w, red: e.red, emb: e.emb}
 	e.p = &persister{log: logger, cat: e.cat, idx: e.idx, red: e.red, emb: e.emb, ix: e.ix, w: e.w, q: e.q}
