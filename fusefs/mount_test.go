@@ -10,7 +10,10 @@ import (
 
 	"github.com/mnemofs/mnemofs/internal/testfuse"
 
+	"github.com/mnemofs/mnemofs/audit"
 	"github.com/mnemofs/mnemofs/backend"
+	"github.com/mnemofs/mnemofs/lifecycle"
+	"github.com/mnemofs/mnemofs/report"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
@@ -48,6 +51,11 @@ func mountWith(t testing.TB, data string, o store.Options, cfg Config) *testFS {
 	if err != nil {
 		t.Fatal(err)
 	}
+	eng.SetMetaSources(views.MetaSources{ // as the binary does
+		Maintenance: func(may views.May) ([]byte, error) { return lifecycle.Log(st, may) },
+		MCP:         func(may views.May) ([]byte, error) { return audit.Log(st, may) },
+		Report:      func(may views.May) ([]byte, error) { return report.HTML(st, may, report.Options{}) },
+	})
 	eng.Start(st)
 	mnt := t.TempDir()
 	cfg.DataDir, cfg.Views, cfg.Debug = data, eng, os.Getenv("MNEMOFS_FUSE_DEBUG") != ""

@@ -20,19 +20,19 @@ var testHookBuilding atomic.Pointer[func()]
 var testNoScan atomic.Bool
 
 // build indexes every memory; it reports false when a stop cut it short.
-func (e *Engine) build() bool {
+func (ix *indexer) build() bool {
 	t0 := time.Now()
 	var inos []uint64
-	err := e.st.MemoryInos(func(ino uint64) error {
+	err := ix.src.MemoryInos(func(ino uint64) error {
 		inos = append(inos, ino)
 		return nil
 	})
 	if err != nil {
-		e.log.Printf("views: listing memories: %v", err)
+		ix.log.Printf("views: listing memories: %v", err)
 	}
 	n, own, stopped := 0, 0, false
-	e.st.ScanMemoriesPrepared(inos, indexMax, e.prepareScanned, func(m *store.Scanned) bool {
-		if n%256 == 0 && e.isStopped() {
+	ix.src.ScanMemoriesPrepared(inos, indexMax, ix.prepareScanned, func(m *store.Scanned) bool {
+		if n%256 == 0 && ix.w.isStopped() {
 			stopped = true
 			return false
 		}
@@ -41,32 +41,30 @@ func (e *Engine) build() bool {
 		}
 		switch {
 		case testNoScan.Load():
-			e.apply(store.Change{Kind: store.Changed, Ino: m.Ino})
+			ix.apply(store.Change{Kind: store.Changed, Ino: m.Ino})
 		default:
 			if m.Own {
 				own++
 			}
-			e.applyScanned(m)
+			ix.applyScanned(m)
 		}
 		if n%4096 == 4095 {
 			// Each memory not scanned, and each directory, reads an
 			// inode, which the store caches: at a million memories the
 			// cache alone held 250 MB by the end.
-			e.st.DuringPass()
+			ix.src.DuringPass()
 		}
 		n++
 		return true
 	})
-	e.scanned.Store(int64(own))
+	ix.scanned.Store(int64(own))
 	if stopped {
 		return false
 	}
 	if d := time.Since(t0); d > time.Second {
-		e.mu.RLock()
-		n := e.cat.len()
-		e.mu.RUnlock()
-		e.log.Printf("views: indexed %d memories in %v (%d read by range scans)", n, d.Round(time.Millisecond), own)
-		e.st.AfterPass() // the build read every memory: what the store's caches hold is not hot
+		n := ix.cat.size()
+		ix.log.Printf("views: indexed %d memories in %v (%d read by range scans)", n, d.Round(time.Millisecond), own)
+		ix.src.AfterPass() // the build read every memory: what the store's caches hold is not hot
 		// A big build leaves garbage several times the index's size, and
 		// on a mount's single scheduler thread the collector lags the
 		// build: hand what is not live back to the system once.
@@ -79,9 +77,9 @@ func (e *Engine) build() bool {
 // scan's goroutine for it (store.ScanMemoriesPrepared): tokenizing is
 // about half of a build's work, and so runs beside the adding instead of
 // before it.
-func (e *Engine) prepareScanned(m *store.Scanned) {
+func (ix *indexer) prepareScanned(m *store.Scanned) {
 	if !m.Own || m.Err != nil || !m.Attr.IsReg() || len(m.Attr.Links) == 0 || m.Info.Ignored || testNoScan.Load() {
 		return
 	}
-	m.Prepared = e.prepare(m.Info, m.Attr, m.Content)
+	m.Prepared = ix.prepare(m.Info, m.Attr, m.Content)
 }

@@ -4,47 +4,109 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
-// Gen changes whenever the catalog changes. Like every public read, it
-// first waits for queued changes to be applied.
-func (e *Engine) Gen() uint64 {
-	e.Ready()
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.gen
+// catalog is what the views know of every memory: its Entry, the facets
+// (which memories carry each user, type, tag and day), which are hidden
+// from the unfiltered views, and the caches derived from them (recent/,
+// DirsWith). Its lock, mu, guards all of it but the path memo (paths,
+// which has its own) and the scan count; readers share it, and only the
+// worker (the indexer, the persister's load and swap) changes the
+// catalog. No method waits for the worker's queue: Engine does (Ready)
+// before it reads.
+type catalog struct {
+	src Source // set by Engine.Start, before the worker runs
+
+	mu   sync.RWMutex
+	ents entrySet
+	// gen changes whenever the catalog does.
+	gen uint64
+	// built: the catalog holds every memory (a build or a load has
+	// finished and no rebuild is under way), so a snapshot may be made.
+	built bool
+	// facets: the memories of each user, type, tag and day (facets.go);
+	// hidden: the memories the unfiltered views leave out (archived).
+	facets [nFields]facet
+	hidden map[uint64]bool
+	// recent: Recent(recentN, Filter{}) as of generation recentGen.
+	recent    []uint64
+	recentN   int
+	recentGen uint64
+	// dirsCache: for a filter key, the directories holding a match.
+	dirsCache map[string]dirSet
+
+	// scans counts walks over the whole catalog (CatalogScans).
+	scans atomic.Uint64
+	// paths is the memo of directory paths (paths.go).
+	paths dirPaths
 }
 
-// Entry returns the catalog entry of ino (nil if not a memory).
-func (e *Engine) Entry(ino uint64) *Entry {
-	e.Ready()
-	return e.entry(ino)
+type dirSet struct {
+	gen  uint64
+	dirs map[uint64]bool
 }
 
-func (e *Engine) entry(ino uint64) *Entry {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.cat.get(ino)
+func newCatalog() *catalog {
+	c := &catalog{dirsCache: map[string]dirSet{}}
+	c.resetLocked()
+	return c
 }
 
-// Values lists the distinct users, types, tags or created days (field
-// "user", "type", "tag", "date") of the memories matching f, sorted. The
-// unfiltered list (Filter{}: by-user/, by-type/, by-tag/, by-date/) comes
-// from the facets, cached until a value appears or goes, and is shared:
-// callers must not change it. A filtered one walks the memories of the
-// smallest value set it names (candidates), all only if it names none.
-func (e *Engine) Values(field string, f Filter) []string {
-	e.Ready()
+// bind gives the catalog the store it reads paths and inodes from.
+func (c *catalog) bind(src Source) {
+	c.src = src
+	c.paths.bind(src)
+}
+
+// generation is the catalog's generation.
+func (c *catalog) generation() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.gen
+}
+
+// entry returns the catalog entry of ino (nil if not a memory).
+func (c *catalog) entry(ino uint64) *Entry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ents.get(ino)
+}
+
+// has reports whether ino is in the catalog.
+func (c *catalog) has(ino uint64) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ents.has(ino)
+}
+
+// size is the number of memories in the catalog.
+func (c *catalog) size() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ents.len()
+}
+
+// eachIno calls fn for every memory in the catalog.
+func (c *catalog) eachIno(fn func(ino uint64)) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	c.ents.eachIno(fn)
+}
+
+// values is Engine.Values, without waiting.
+func (c *catalog) values(field string, f Filter) []string {
 	fi, ok := fieldIndex(field)
 	if !ok {
 		return []string{}
 	}
 	if f.isZero() {
-		return e.listing(fi)
+		return c.listing(fi)
 	}
 	seen := map[string]bool{}
-	for _, ent := range e.candidatesOf(f) {
-		if !e.Match(ent, f) {
+	for _, ent := range c.candidatesOf(f) {
+		if !c.match(ent, f) {
 			continue
 		}
 		ent.each(fi, func(v string) {
@@ -64,78 +126,70 @@ func (e *Engine) Values(field string, f Filter) []string {
 // candidatesOf is candidates(f), taking the lock: a walk over the
 // memories of the smallest value set f names, over all only when it
 // names none (counted in CatalogScans then).
-func (e *Engine) candidatesOf(f Filter) []*Entry {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.candidates(f)
+func (c *catalog) candidatesOf(f Filter) []*Entry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.candidates(f)
 }
 
-// entries is a snapshot of the catalog.
-func (e *Engine) entries() []*Entry {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	ents := make([]*Entry, 0, e.cat.len())
-	e.cat.each(func(ent *Entry) bool {
+// all is a snapshot of the catalog.
+func (c *catalog) all() []*Entry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ents := make([]*Entry, 0, c.ents.len())
+	c.ents.each(func(ent *Entry) bool {
 		ents = append(ents, ent)
 		return true
 	})
 	return ents
 }
 
-// Recent returns the n most recently modified memories matching f, newest
-// first.
-func (e *Engine) Recent(n int, f Filter) []uint64 {
-	ids, _ := e.RecentCtx(context.Background(), n, f)
-	return ids
-}
-
-// RecentCtx is Recent, given up (with ctx's error) when ctx is done. The
-// unfiltered list (recent/, whose every lookup asks for it) is computed
-// once per catalog generation, from memory alone.
-func (e *Engine) RecentCtx(ctx context.Context, n int, f Filter) ([]uint64, error) {
-	e.Ready()
+// recentOf is Engine.RecentCtx, without waiting. The unfiltered list
+// (recent/, whose every lookup asks for it) is computed once per catalog
+// generation, from memory alone.
+func (c *catalog) recentOf(ctx context.Context, n int, f Filter) ([]uint64, error) {
 	if f.isZero() {
-		e.mu.RLock()
-		if e.recentGen == e.gen && e.recentN == n && e.recent != nil {
-			ids := slices.Clone(e.recent)
-			e.mu.RUnlock()
+		c.mu.RLock()
+		if c.recentGen == c.gen && c.recentN == n && c.recent != nil {
+			ids := slices.Clone(c.recent)
+			c.mu.RUnlock()
 			return ids, nil
 		}
-		gen := e.gen
-		e.scans.Add(1)
+		gen := c.gen
+		c.scans.Add(1)
 		var top []*Entry
 		// An entry older than the n-th kept cannot enter: the base's are
 		// left out by their Modified alone, first against the n-th newest
 		// of the base's shown ones (the column alone), then against the
 		// n-th kept.
-		floor, floorOK := e.cat.newestMod(n, func(ino uint64) bool { return e.hidden[ino] })
+		floor, floorOK := c.ents.newestMod(n, func(ino uint64) bool { return c.hidden[ino] })
 		since := func() (int64, bool) {
 			if n <= 0 || len(top) < n {
 				return floor, floorOK
 			}
 			return max(floor, modKey(top[n-1].Modified)), true
 		}
-		e.cat.eachSince(since, func(ent *Entry) bool {
-			if !e.hidden[ent.Ino] {
+		c.ents.eachSince(since, func(ent *Entry) bool {
+			if !c.hidden[ent.Ino] {
 				top = keepNewest(top, ent, n)
 			}
 			return true
 		})
-		e.mu.RUnlock()
+		c.mu.RUnlock()
 		ids := inos(top)
-		e.mu.Lock()
-		if e.gen == gen {
-			e.recent, e.recentN, e.recentGen = ids, n, gen
+		c.mu.Lock()
+		if c.gen == gen {
+			c.recent, c.recentN, c.recentGen = ids, n, gen
 		}
-		e.mu.Unlock()
+		c.mu.Unlock()
 		return slices.Clone(ids), nil
 	}
 	var top []*Entry
-	for i, ent := range e.candidatesOf(f) {
+	for i, ent := range c.candidatesOf(f) {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if e.Match(ent, f) {
+		if c.match(ent, f) {
 			top = keepNewest(top, ent, n)
 		}
 	}
@@ -177,7 +231,3 @@ func (f Filter) isZero() bool {
 	return len(f.Users) == 0 && len(f.Types) == 0 && len(f.Tags) == 0 && f.Date == "" && f.Path == "" &&
 		f.After == nil && f.Before == nil && !f.Archived && f.Only == nil && f.May == nil
 }
-
-// Documents is the number of documents the lexical index holds (a file,
-// or a line of a log).
-func (e *Engine) Documents() int { return e.idx.Len() }

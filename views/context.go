@@ -40,17 +40,8 @@ func fit(s string, limit int) (string, bool) {
 	return string(r) + "\n" + more, false
 }
 
-// Context builds the context/<query> file: the memories most relevant to
-// the query, then the newest working/ memories, within q.Budget tokens. A
-// result that is a log's line brings that turn and its neighbours
-// (turnSection), after the summary.md of its directory when there is one.
-func (e *Engine) Context(q Query, scope Filter) []byte {
-	b, _ := e.ContextCtx(context.Background(), q, scope)
-	return b
-}
-
-// ContextCtx is Context, given up (with ctx's error) when ctx is done.
-func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte, error) {
+// contextFile is Engine.ContextCtx.
+func (qr *querier) contextFile(ctx context.Context, q Query, scope Filter) ([]byte, error) {
 	var b strings.Builder
 	head := fmt.Sprintf("# Context for: %s\n\n", q.Text)
 	b.WriteString(head)
@@ -59,7 +50,7 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 	seen := map[uint64]bool{}
 	if len(q.Terms) > 0 && relevant > 16 {
 		b.WriteString("## Relevant memories\n\n")
-		rs, err := e.SearchCtx(ctx, q, scope)
+		rs, err := qr.search(ctx, q, scope)
 		if err != nil {
 			return nil, err
 		}
@@ -71,14 +62,14 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 			if r.Line > 0 {
 				// A log's line: the session's summary first (once), then
 				// the turn and its neighbours.
-				if sp, sino, ok := e.summaryOf(r.Ino, f); ok && !seen[sino] {
+				if sp, sino, ok := qr.summaryOf(r.Ino, f); ok && !seen[sino] {
 					seen[sino] = true
-					secs = append(secs, e.section(q.Root, sp, sino, scope))
+					secs = append(secs, qr.section(q.Root, sp, sino, scope))
 				}
-				secs = append(secs, e.turnSection(q.Root, r, f, shown))
+				secs = append(secs, qr.turnSection(q.Root, r, f, shown))
 			} else if !seen[r.Ino] {
 				seen[r.Ino] = true
-				secs = append(secs, e.section(q.Root, r.Path, r.Ino, scope))
+				secs = append(secs, qr.section(q.Root, r.Path, r.Ino, scope))
 			}
 			for _, sec := range secs {
 				s, whole := fit(sec, relevant)
@@ -91,7 +82,8 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 			}
 		}
 	}
-	recent, err := e.RecentCtx(ctx, 20, scope.And(Filter{Path: "/working"}))
+	qr.w.ready()
+	recent, err := qr.cat.recentOf(ctx, 20, scope.And(Filter{Path: "/working"}))
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +93,7 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			p, err := e.st.Path(ino)
+			p, err := qr.src.Path(ino)
 			if seen[ino] || err != nil {
 				continue
 			}
@@ -110,7 +102,7 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 				left -= tokens(heading)
 				heading = ""
 			}
-			s, whole := fit(e.section(q.Root, p, ino, scope), left)
+			s, whole := fit(qr.section(q.Root, p, ino, scope), left)
 			b.WriteString(s)
 			left -= tokens(s)
 			if !whole {
@@ -125,8 +117,8 @@ func (e *Engine) ContextCtx(ctx context.Context, q Query, scope Filter) ([]byte,
 // A summary the maintenance pass wrote is shown without its front matter
 // (its type and bookkeeping), which is not worth the budget. It is read
 // as scope's reader (if any) sees it.
-func (e *Engine) section(root, p string, ino uint64, scope Filter) string {
-	st := e.st
+func (qr *querier) section(root, p string, ino uint64, scope Filter) string {
+	var st Reader = qr.src
 	if scope.Reader != nil {
 		st = scope.Reader // as the reader sees it (a shared log: its lines)
 	}
@@ -136,5 +128,5 @@ func (e *Engine) section(root, p string, ino uint64, scope Filter) string {
 	if in, err := st.Info(ino); err == nil && in.Type == "summary" && in.BodyOffset > 0 && in.BodyOffset < n {
 		text = text[in.BodyOffset:]
 	}
-	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(e.redactText(p, string(text))))
+	return fmt.Sprintf("### %s\n\n%s\n\n", Shown(root+p), strings.TrimSpace(redactText(qr.src, p, string(text))))
 }

@@ -1,18 +1,14 @@
 package views
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
-	"strings"
+	"log"
 	"sync"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/mnemofs/mnemofs/search"
-	"github.com/mnemofs/mnemofs/store"
 )
 
 // Encoder turns texts into L2-normalised vectors (embed.Encoder).
@@ -42,9 +38,16 @@ const (
 	embedReadMx = 64 << 10 // bytes of a memory read for embedding
 )
 
+// embedder embeds memories in the background (its own goroutine, run)
+// and keeps their vectors. Its lock, mu, guards the pending set and what
+// is embedded; it is held while a memory's vectors are stored, and no
+// other lock of the views is taken under it. Without an encoder
+// (SetEncoder) it is off: nothing is queued, and search is lexical.
 type embedder struct {
 	enc Encoder
 	vec *search.Vectors
+	src Store // set by Engine.Start, before the worker runs
+	log *log.Logger
 
 	mu      sync.Mutex
 	pending map[uint64]bool
@@ -58,15 +61,47 @@ type embedder struct {
 	lastErr          atomic.Value // string
 }
 
-// SetEncoder turns on embeddings and hybrid search; call before Start.
-func (e *Engine) SetEncoder(enc Encoder) {
-	e.emb = &embedder{enc: enc, vec: search.NewVectors(enc.Dim()), pending: map[uint64]bool{},
-		have: map[uint64]string{}, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newEmbedder(logger *log.Logger) *embedder {
+	return &embedder{log: logger, pending: map[uint64]bool{}, have: map[uint64]string{},
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// setEncoder turns embedding on (Engine.SetEncoder); before start.
+func (m *embedder) setEncoder(enc Encoder) {
+	m.enc, m.vec = enc, search.NewVectors(enc.Dim())
+}
+
+// bind gives the embedder the store it reads memories from and keeps
+// vectors in.
+func (m *embedder) bind(src Store) { m.src = src }
+
+// on reports an embedder with an encoder.
+func (m *embedder) on() bool { return m.enc != nil }
+
+// start loads the stored vectors and runs the embedding goroutine.
+func (m *embedder) start() {
+	if !m.on() {
+		return
+	}
+	if err := m.load(); err != nil {
+		m.log.Printf("views: loading embeddings: %v", err)
+	}
+	go m.run()
+}
+
+// end stops the embedding goroutine, after start.
+func (m *embedder) end() {
+	if !m.on() {
+		return
+	}
+	close(m.stop)
+	<-m.done
 }
 
 // load reads the stored vectors (dropping them all if another model made
 // them). It runs before the build, which then enqueues every memory.
-func (m *embedder) load(st *store.Store) error {
+func (m *embedder) load() error {
+	st := m.src
 	id := []byte(fmt.Sprintf("%s/%d", m.enc.Name(), m.enc.Dim()))
 	stored, err := st.EmbedModel()
 	if err != nil {
@@ -100,6 +135,9 @@ func (m *embedder) load(st *store.Store) error {
 
 // enqueue marks a memory as changed.
 func (m *embedder) enqueue(ino uint64) {
+	if !m.on() {
+		return
+	}
 	m.mu.Lock()
 	m.pending[ino] = true
 	m.mu.Unlock()
@@ -110,17 +148,35 @@ func (m *embedder) enqueue(ino uint64) {
 }
 
 // remove forgets a memory that is gone.
-func (m *embedder) remove(st *store.Store, ino uint64) {
+func (m *embedder) remove(ino uint64) {
+	if !m.on() {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.pending, ino)
 	if _, ok := m.have[ino]; ok {
 		delete(m.have, ino)
 		m.vec.Remove(ino)
-		if !st.ReadOnly() {
-			_ = st.DeleteVectors(ino)
+		if !m.src.ReadOnly() {
+			_ = m.src.DeleteVectors(ino)
 		}
 	}
+}
+
+// searchable reports vectors to search: on, and something embedded.
+func (m *embedder) searchable() bool { return m.on() && m.vec.Len() > 0 }
+
+// vectorsGen changes whenever the vectors do.
+func (m *embedder) vectorsGen() uint64 { return m.vec.Gen() }
+
+// encode is the vector of a query's text.
+func (m *embedder) encode(text string) ([][]float32, error) { return m.enc.Encode([]string{text}) }
+
+// nearest are the k memories nearest to the vector q among those filter
+// keeps, and how the query's cosines spread (search.Fuse).
+func (m *embedder) nearest(q []float32, k int, filter func(uint64) bool) ([]search.VHit, search.Dist, error) {
+	return m.vec.SearchDist(q, k, filter)
 }
 
 // EmbedStats is the embedding part of meta/stats.json.
@@ -138,10 +194,9 @@ type EmbedStats struct {
 	LastError   string `json:"last_error,omitempty"`
 }
 
-// EmbedStats reports the embedding worker; nil without a model.
-func (e *Engine) EmbedStats() *EmbedStats {
-	m := e.emb
-	if m == nil {
+// stats reports the embedding worker; nil without a model.
+func (m *embedder) stats() *EmbedStats {
+	if !m.on() {
 		return nil
 	}
 	m.mu.Lock()
@@ -169,7 +224,7 @@ func (m *embedder) take() []uint64 {
 }
 
 // run embeds pending memories until stopped.
-func (m *embedder) run(e *Engine) {
+func (m *embedder) run() {
 	defer close(m.done)
 	for {
 		batch := m.take()
@@ -186,7 +241,7 @@ func (m *embedder) run(e *Engine) {
 			return
 		default:
 		}
-		m.embed(e, batch)
+		m.embed(batch)
 		m.busy.Store(0)
 	}
 }
@@ -198,34 +253,34 @@ type embedJob struct {
 }
 
 // embed encodes one batch and stores the vectors.
-func (m *embedder) embed(e *Engine, batch []uint64) {
+func (m *embedder) embed(batch []uint64) {
 	var jobs []embedJob
 	var texts []string
 	for _, ino := range batch {
-		in, err := e.st.Info(ino)
+		in, err := m.src.Info(ino)
 		if err != nil {
 			if errors.Is(err, syscall.ENOENT) {
-				m.remove(e.st, ino)
+				m.remove(ino)
 			}
 			continue
 		}
 		m.mu.Lock()
-		key := e.embedKey(in)
+		key := embedKey(m.src, in)
 		done := m.have[ino] == key && key != ""
 		m.mu.Unlock()
 		if done {
 			continue
 		}
 		buf := make([]byte, min(in.Size, embedReadMx))
-		n, err := e.st.ReadAt(ino, buf, 0)
+		n, err := m.src.ReadAt(ino, buf, 0)
 		var cs []string
 		if err == nil && !isBinary(buf[:n]) {
-			cs = chunkText(e.redactText(in.Path, indexText(in, string(buf[:n]))))
+			cs = chunkText(redactText(m.src, in.Path, indexText(in, string(buf[:n]))))
 		}
 		if len(cs) == 0 {
 			// Nothing to embed now (emptied, binary, unreadable): the
 			// old vectors must not keep finding it by what it said.
-			m.remove(e.st, ino)
+			m.remove(ino)
 			continue
 		}
 		jobs = append(jobs, embedJob{ino, key, len(cs)})
@@ -241,7 +296,7 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 	if err != nil {
 		m.failed.Add(uint64(len(jobs)))
 		m.lastErr.Store(err.Error())
-		e.log.Printf("views: embedding %d memories: %v", len(jobs), err)
+		m.log.Printf("views: embedding %d memories: %v", len(jobs), err)
 		return
 	}
 	at := 0
@@ -250,9 +305,9 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 		at += j.chunks
 		m.mu.Lock()
 		// Still there? A removal after this check finds the vectors.
-		if _, err := e.st.Attr(j.ino); err == nil {
-			if !e.st.ReadOnly() { // else kept in memory only
-				err = e.st.PutVector(j.ino, encodeVectors(j.sha, vs))
+		if _, err := m.src.Attr(j.ino); err == nil {
+			if !m.src.ReadOnly() { // else kept in memory only
+				err = m.src.PutVector(j.ino, encodeVectors(j.sha, vs))
 			}
 			if err == nil {
 				err = m.vec.Put(j.ino, vs)
@@ -267,76 +322,4 @@ func (m *embedder) embed(e *Engine, batch []uint64) {
 		}
 		m.mu.Unlock()
 	}
-}
-
-// chunkText splits text into pieces of about chunkChars at line or word
-// boundaries, at most chunksMax.
-func chunkText(text string) []string {
-	text = strings.TrimSpace(text)
-	var out []string
-	for text != "" && len(out) < chunksMax {
-		if len(text) <= chunkChars {
-			out = append(out, text)
-			break
-		}
-		cut := strings.LastIndexByte(text[:chunkChars], '\n')
-		if cut < chunkChars/2 {
-			cut = strings.LastIndexByte(text[:chunkChars], ' ')
-		}
-		if cut <= 0 {
-			cut = chunkChars
-			for cut > 0 && !isRuneStart(text[cut]) {
-				cut--
-			}
-		}
-		out = append(out, strings.TrimSpace(text[:cut]))
-		text = strings.TrimSpace(text[cut:])
-	}
-	return out
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// encodeVectors is the stored form of a memory's vectors.
-func encodeVectors(sha string, vecs [][]float32) []byte {
-	raw, _ := hex.DecodeString(sha)
-	dim := 0
-	if len(vecs) > 0 {
-		dim = len(vecs[0])
-	}
-	b := make([]byte, 0, 1+len(raw)+8+4*dim*len(vecs))
-	b = append(b, byte(len(raw)))
-	b = append(b, raw...)
-	b = binary.LittleEndian.AppendUint32(b, uint32(dim))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(vecs)))
-	for _, v := range vecs {
-		for _, f := range v {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
-		}
-	}
-	return b
-}
-
-func decodeVectors(b []byte, dim int) (string, [][]float32, error) {
-	bad := errors.New("corrupt embedding record")
-	if len(b) < 1 || len(b) < 1+int(b[0])+8 {
-		return "", nil, bad
-	}
-	sha := hex.EncodeToString(b[1 : 1+b[0]])
-	b = b[1+b[0]:]
-	d, n := int(binary.LittleEndian.Uint32(b)), int(binary.LittleEndian.Uint32(b[4:]))
-	b = b[8:]
-	if d != dim || n > chunksMax || len(b) != 4*d*n {
-		return "", nil, bad
-	}
-	vecs := make([][]float32, n)
-	for k := range vecs {
-		v := make([]float32, d)
-		for x := range v {
-			v[x] = math.Float32frombits(binary.LittleEndian.Uint32(b))
-			b = b[4:]
-		}
-		vecs[k] = v
-	}
-	return sha, vecs, nil
 }

@@ -2,10 +2,6 @@ package views
 
 import (
 	"log"
-	"runtime"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mnemofs/mnemofs/cache"
@@ -50,88 +46,25 @@ type Entry struct {
 // every read (a search, a view listing) first waits for the queue to drain,
 // so a file closed before the read is always seen by it.
 type Engine struct {
-	st  *store.Store
+	st  Store
 	idx *search.Index
-	log *log.Logger
-	// scanned: how many memories the last build read by range scans
-	// (store.ScanMemories), not one lookup at a time.
-	scanned atomic.Int64
-	// retry: memories to refresh again once the backend answers (retry.go).
-	retry retries
-
-	// mu guards cat, gen, the facets and the caches below. Only the
-	// worker changes cat, hidden and facets.
-	mu  sync.RWMutex
-	cat catalog
-	gen uint64
-	// facets: the memories of each user, type, tag and day (facets.go);
-	// hidden: the memories the unfiltered views leave out (archived).
-	facets [nFields]facet
-	hidden map[uint64]bool
-	// recent: Recent(recentN, Filter{}) as of generation recentGen.
-	recent    []uint64
-	recentN   int
-	recentGen uint64
-	// scans counts walks over the whole catalog (CatalogScans).
-	scans atomic.Uint64
-	// dirMoved: a directory moved in the batch being applied, so which
-	// memories are hidden is decided again after it. Worker only.
-	dirMoved bool
-	// movedDirs are the directories moved in that batch (rescanTree).
-	movedDirs []uint64
-	// listener hears of every change applied (SetListener).
-	listener atomic.Pointer[func(ino uint64)]
-	// dirsCache: for a filter key, the directories holding a match.
-	dirsCache map[string]dirSet
+	// cat is the catalog of memories and its facets (catalog.go).
+	cat *catalog
+	// ix applies the changes to the catalog and the index (apply.go).
+	ix *indexer
+	// q answers searches and renders generated files (query.go).
+	q *querier
 	// red counts the redactions in what is indexed (redact.go).
-	red redactCounts
-	// qc caches search results by generation (qcache.go); nil: off.
-	qc *cache.Sized[string, []Result]
-	// afterSearch, if set, runs after every search (SetAfterSearch).
-	afterSearch func()
+	red *redactCounts
+	// w queues the changes and applies them (worker.go).
+	w *worker
 
-	// pathMu guards paths, a memo of directory paths valid while no
-	// move is applied: pathGen is the count of moves (moves) it is of.
-	pathMu  sync.Mutex
-	paths   map[uint64]string
-	pathGen uint64
-	moves   atomic.Uint64
-
-	// qMu guards the queue of changes; qCond signals both new work and
-	// progress. enq counts changes queued, done those applied.
-	qMu       sync.Mutex
-	qCond     *sync.Cond
-	queue     []store.Change
-	enq, done uint64
-	stopped   bool
-	// interrupted: the mount is going away, and readers no longer wait
-	// for the worker (Interrupt).
-	interrupted bool
-	// waiters counts readers in Ready: the worker applies at once for them
-	// and otherwise lets changes settle first (see settle).
-	waiters int
-	// rebuild: drop the catalog and index and build them again (Rebuild).
-	rebuild  bool
-	finished chan struct{}
-	// loaded is closed once the catalog and index are first whole (read
-	// from a snapshot or built), or the worker ended before.
-	loaded     chan struct{}
-	loadedOnce sync.Once
-
-	// emb embeds memories for hybrid search (embed.go); nil: lexical only.
+	// emb embeds memories for hybrid search (embed.go); off: lexical only.
 	emb *embedder
-	// tuning replaces search.DefaultTuning when set (SetTuning).
-	tuning *search.Tuning
-	// snap: the catalog and index kept across starts (persist.go).
-	snap snapState
-	// background is called around work that takes seconds of CPU and
-	// answers no request (a build, a snapshot write): SetBackground.
-	background atomic.Pointer[func() (done func())]
-}
-
-type dirSet struct {
-	gen  uint64
-	dirs map[uint64]bool
+	// p keeps the catalog and index across starts (persist.go).
+	p *persister
+	// meta makes the files of meta/ other packages write (SetMetaSources).
+	meta MetaSources
 }
 
 // NewEngine returns an engine; pass Handle as the store's OnChange, then
@@ -140,237 +73,113 @@ func NewEngine(logger *log.Logger) *Engine {
 	if logger == nil {
 		logger = log.Default()
 	}
-	e := &Engine{idx: search.NewIndex(), log: logger, dirsCache: map[string]dirSet{}, finished: make(chan struct{}), loaded: make(chan struct{})}
-	e.resetCatalog()
-	e.qCond = sync.NewCond(&e.qMu)
+	e := &Engine{idx: search.NewIndex(), w: newWorker(), cat: newCatalog(), emb: newEmbedder(logger), red: &redactCounts{}}
+	e.ix = &indexer{idx: e.idx, log: logger, cat: e.cat, red: e.red, emb: e.emb, w: e.w, swap: func() { e.p.swapNow() }}
+	e.q = &querier{idx: e.idx, cat: e.cat, w: e.w, red: e.red, emb: e.emb}
+	e.p = &persister{log: logger, cat: e.cat, idx: e.idx, red: e.red, emb: e.emb, ix: e.ix, w: e.w, q: e.q}
 	_, q := cache.Split(cache.DefaultBytes)
 	e.SetCacheBytes(q)
-	// The initial build counts as one queued change, so reads wait for it.
-	e.enq = 1
 	return e
 }
 
 // Start builds the catalog and index from the store in the background,
 // then applies changes as they come.
-func (e *Engine) Start(st *store.Store) {
+func (e *Engine) Start(st Store) {
 	e.st = st
-	e.startSnapshots()
-	go e.run()
+	e.cat.bind(st)
+	e.emb.bind(st)
+	e.ix.bind(st)
+	e.q.bind(st)
+	e.p.bind(st)
+	e.p.start()
+	go e.w.run(e.start, e.applyQueued)
 }
 
 // Stop ends the worker once the queued changes are applied.
 func (e *Engine) Stop() {
-	m, mok := e.markForStop()
-	e.qMu.Lock()
-	e.stopped = true
-	e.qCond.Broadcast()
-	e.qMu.Unlock()
-	<-e.finished
-	e.stopSnapshots(m, mok)
-	if e.emb != nil {
-		close(e.emb.stop)
-		<-e.emb.done
+	m, mok := e.p.markForStop()
+	e.w.stop()
+	e.p.stop(m, mok)
+	e.emb.end()
+}
+
+// start loads the catalog and index, from the snapshot or the store: the
+// worker's first job.
+func (e *Engine) start() {
+	go search.Warm() // the query expansion's data, while the rest loads
+	e.emb.start()
+	if !e.p.load() {
+		e.buildAll()
 	}
+}
+
+// applyQueued applies a batch of the worker's, after a rebuild if one was
+// asked for.
+func (e *Engine) applyQueued(batch []store.Change, rebuild bool) {
+	if rebuild {
+		e.cat.reset()
+		e.idx.Reset()
+		e.red.restore(nil)
+		e.buildAll()
+	}
+	e.ix.applyBatch(merge(batch))
 }
 
 // Loaded is closed once the catalog and index are first whole, from a
 // snapshot or built from the store (or the engine stopped before).
-func (e *Engine) Loaded() <-chan struct{} { return e.loaded }
-
-func (e *Engine) markLoaded() { e.loadedOnce.Do(func() { close(e.loaded) }) }
+func (e *Engine) Loaded() <-chan struct{} { return e.w.whenLoaded() }
 
 // Interrupt ends every wait in Ready, now and later: the mount is going
 // away, and a request waiting there would hold its unmount (and the
 // process's exit) until the worker catches up, minutes while a million
 // memories are first indexed. What such a request reads may miss
 // memories not yet indexed. Changes are still applied until Stop.
-func (e *Engine) Interrupt() {
-	e.qMu.Lock()
-	e.interrupted = true
-	e.qCond.Broadcast()
-	e.qMu.Unlock()
-}
+func (e *Engine) Interrupt() { e.w.interrupt() }
 
 // Ready waits until every change queued so far is applied (or Interrupt).
-func (e *Engine) Ready() {
-	e.qMu.Lock()
-	target := e.enq
-	if e.done < target && !e.interrupted {
-		e.waiters++
-		e.qCond.Broadcast() // the worker stops settling
-		for e.done < target && !e.interrupted {
-			e.qCond.Wait()
-		}
-		e.waiters--
-	}
-	e.qMu.Unlock()
-}
+func (e *Engine) Ready() { e.w.ready() }
 
 // Backlog is the number of changes queued and not yet applied.
-func (e *Engine) Backlog() uint64 {
-	e.qMu.Lock()
-	defer e.qMu.Unlock()
-	return e.enq - e.done
-}
-
-// settle is how long the worker lets changes gather before applying them
-// when nobody waits for them: a burst of appends to one log, or of writes
-// to one file, is then indexed once. Any reader (Ready) ends the wait, so
-// a closed file is still found by the next search at once.
-const settle = 20 * time.Millisecond
+func (e *Engine) Backlog() uint64 { return e.w.backlog() }
 
 // Handle receives the store's change events.
-func (e *Engine) Handle(ch []store.Change) {
-	if l := e.listener.Load(); l != nil {
-		for _, c := range ch {
-			if c.Ino != 0 {
-				(*l)(c.Ino)
-			}
-		}
-	}
-	if slices.ContainsFunc(ch, func(c store.Change) bool { return c.Kind == store.Reindexed }) {
-		e.Rebuild() // which files are memories changed: everything again
-		ch = slices.DeleteFunc(slices.Clone(ch), func(c store.Change) bool { return c.Kind == store.Reindexed })
-	}
-	e.qMu.Lock()
-	if !e.stopped {
-		idle := len(e.queue) == 0
-		e.queue = append(e.queue, ch...)
-		e.enq += uint64(len(ch))
-		if idle {
-			e.qCond.Broadcast() // wake the worker; later changes let it settle
-		}
-	}
-	e.qMu.Unlock()
-}
-
-func (e *Engine) run() {
-	defer func() {
-		// Nothing more will be applied: release every waiter.
-		e.qMu.Lock()
-		e.done = e.enq
-		e.qCond.Broadcast()
-		e.qMu.Unlock()
-		e.markLoaded()
-		close(e.finished)
-	}()
-	go search.Warm() // the query expansion's data, while the rest loads
-	if e.emb != nil {
-		if err := e.emb.load(e.st); err != nil {
-			e.log.Printf("views: loading embeddings: %v", err)
-		}
-		go e.emb.run(e)
-	}
-	if !e.loadSnapshot() {
-		e.buildAll()
-	}
-	e.markLoaded()
-	e.progress(1)
-	for {
-		e.qMu.Lock()
-		for len(e.queue) == 0 && !e.stopped {
-			e.qCond.Wait()
-		}
-		if e.waiters == 0 && !e.stopped {
-			end := time.Now().Add(settle)
-			t := time.AfterFunc(settle, func() {
-				e.qMu.Lock()
-				e.qCond.Broadcast()
-				e.qMu.Unlock()
-			})
-			for e.waiters == 0 && !e.stopped && time.Now().Before(end) {
-				e.qCond.Wait()
-			}
-			t.Stop()
-		}
-		batch := e.queue
-		e.queue = nil
-		rebuild := e.rebuild
-		e.rebuild = false
-		e.qMu.Unlock()
-		if len(batch) == 0 {
-			return // stopped
-		}
-		if rebuild {
-			e.mu.Lock()
-			e.resetCatalog()
-			e.snap.built = false
-			e.gen++
-			e.mu.Unlock()
-			e.idx.Reset()
-			e.red.mu.Lock()
-			e.red.byIno = nil
-			e.red.mu.Unlock()
-			e.buildAll()
-		}
-		e.applyBatch(merge(batch))
-		e.progress(uint64(len(batch)))
-	}
-}
-
-// applyBatch applies changes in order, then what moved directories imply.
-func (e *Engine) applyBatch(changes []store.Change) {
-	w := e.warm(changedInos(changes))
-	for _, c := range changes {
-		e.apply(c)
-		w.built()
-		// A mount may have a single scheduler thread (cmd/mnemofs
-		// procs): let waiting requests in between changes.
-		runtime.Gosched()
-	}
-	w.end()
-	if e.dirMoved {
-		e.dirMoved = false
-		for _, d := range e.movedDirs {
-			e.rescanTree(d, 0)
-		}
-		e.movedDirs = nil
-		e.rehide()
-	}
-}
+func (e *Engine) Handle(ch []store.Change) { e.w.handle(ch) }
 
 // SetListener has fn called with each memory that changed (its views may
 // change), as the store reports it: before the call that changed it
 // returns, with no lock held. A lookup that follows waits for the change
 // to be applied (Ready).
-func (e *Engine) SetListener(fn func(ino uint64)) { e.listener.Store(&fn) }
+func (e *Engine) SetListener(fn func(ino uint64)) { e.w.setListener(fn) }
 
 // SetBackground has fn called when the engine starts a long piece of work
 // that answers no request (building the index, writing its snapshot), and
 // the func it returns when that work ends; calls may nest and overlap. The
 // mount uses it to give such work a scheduler thread of its own
 // (cmd/mnemofs procs), so that requests do not wait behind it.
-func (e *Engine) SetBackground(fn func() (done func())) { e.background.Store(&fn) }
-
-func (e *Engine) inBackground() (done func()) {
-	if fn := e.background.Load(); fn != nil {
-		return (*fn)()
-	}
-	return func() {}
-}
+func (e *Engine) SetBackground(fn func() (done func())) { e.w.setBackground(fn) }
 
 // Rebuild drops the catalog and the search index and builds them again
 // from the store (fsck --repair on a mounted store); reads wait for it.
-func (e *Engine) Rebuild() {
-	e.qMu.Lock()
-	if !e.stopped {
-		e.rebuild = true
-		e.queue = append(e.queue, store.Change{Kind: store.Changed}) // ino 0: only counts
-		e.enq++
-		e.qCond.Broadcast()
+func (e *Engine) Rebuild() { e.w.requestRebuild() }
+
+// buildAll builds the catalog and index from the store and marks them
+// whole (for the snapshot) if the build was not cut short by a stop.
+func (e *Engine) buildAll() {
+	defer e.w.inBackground()()
+	if e.ix.build() {
+		e.cat.markBuilt()
+		e.p.built()
 	}
-	e.qMu.Unlock()
 }
 
-func (e *Engine) isStopped() bool {
-	e.qMu.Lock()
-	defer e.qMu.Unlock()
-	return e.stopped
+// SetSnapshot has the engine keep its catalog and index in path across
+// starts, written again every (0: SnapshotEvery) while memories change;
+// writable false only reads it (a read-only mount). Call before Start.
+// Only a store that can say what changed (store.Versioned) uses it.
+func (e *Engine) SetSnapshot(path string, writable bool, every time.Duration) {
+	e.p.configure(path, writable, every)
 }
 
-func (e *Engine) progress(n uint64) {
-	e.qMu.Lock()
-	e.done += n
-	e.qCond.Broadcast()
-	e.qMu.Unlock()
-}
+// KeepsSnapshot reports whether the engine, once started, keeps its
+// catalog and index in a snapshot it writes (SetSnapshot, writable).
+func (e *Engine) KeepsSnapshot() bool { return e.p.keeps() }

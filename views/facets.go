@@ -59,7 +59,7 @@ type valueSet struct {
 // size is how many memories carry the value.
 func (vs *valueSet) size() int { return int(vs.inos.GetCardinality()) }
 
-// facet is one field's values. Guarded by Engine.mu.
+// facet is one field's values. Guarded by catalog.mu.
 type facet struct {
 	vals map[string]*valueSet
 	// list is the sorted values shown (listed), valid while listOK.
@@ -116,9 +116,9 @@ func (ent *Entry) each(fi int, fn func(string)) {
 }
 
 // index adds ent to the sets of its values. Caller holds mu for writing.
-func (e *Engine) index(ent *Entry, hidden bool) {
-	for fi := range e.facets {
-		fc := &e.facets[fi]
+func (c *catalog) index(ent *Entry, hidden bool) {
+	for fi := range c.facets {
+		fc := &c.facets[fi]
 		ent.each(fi, func(v string) {
 			vs := fc.vals[v]
 			if vs == nil {
@@ -140,9 +140,9 @@ func (e *Engine) index(ent *Entry, hidden bool) {
 
 // unindex removes ent, indexed with hidden, from the sets of its values.
 // Caller holds mu for writing.
-func (e *Engine) unindex(ent *Entry, hidden bool) {
-	for fi := range e.facets {
-		fc := &e.facets[fi]
+func (c *catalog) unindex(ent *Entry, hidden bool) {
+	for fi := range c.facets {
+		fc := &c.facets[fi]
 		ent.each(fi, func(v string) {
 			vs := fc.vals[v]
 			if vs == nil {
@@ -179,83 +179,20 @@ func (fc *facet) shownChanged(v string, d int) {
 	}
 }
 
-// put replaces the catalog entry of ent.Ino (if any) with ent, indexed as
-// hidden or not. Caller holds mu for writing.
-func (e *Engine) put(ent *Entry, hidden bool) {
-	if old := e.cat.get(ent.Ino); old != nil {
-		e.unindex(old, e.hidden[ent.Ino])
-	}
-	e.cat.set(ent)
-	e.index(ent, hidden)
-	if hidden {
-		e.hidden[ent.Ino] = true
-	} else {
-		delete(e.hidden, ent.Ino)
-	}
-}
-
-// remove drops the catalog entry of ino. Caller holds mu for writing.
-func (e *Engine) remove(ino uint64) {
-	if old := e.cat.get(ino); old != nil {
-		e.unindex(old, e.hidden[ino])
-	}
-	e.cat.del(ino)
-	delete(e.hidden, ino)
-}
-
-// resetCatalog empties the catalog and everything derived from it. Caller
-// holds mu for writing.
-func (e *Engine) resetCatalog() {
-	e.cat = newCatalog()
-	e.hidden = map[uint64]bool{}
-	e.facets = newFacets()
-}
-
-// hiddenAt reports whether a memory named name in directory parent is
-// left out of the unfiltered views (under /archive, or no path).
-func (e *Engine) hiddenAt(parent uint64, name string) bool {
-	dir, err := e.dirPath(parent)
-	return err != nil || archived(strings.TrimSuffix(dir, "/")+"/"+name)
-}
-
-// rehide decides again, after directories moved, which memories are
-// hidden. It runs in the worker (the only writer of the catalog), so it
-// reads the catalog without the lock; the paths of the directories come
-// from the memo, one lookup per directory.
-func (e *Engine) rehide() {
-	e.scans.Add(1)
-	var flip []*Entry
-	e.cat.each(func(ent *Entry) bool {
-		if e.hiddenAt(ent.parent, ent.name) != e.hidden[ent.Ino] {
-			flip = append(flip, ent)
-		}
-		return true
-	})
-	if len(flip) == 0 {
-		return
-	}
-	e.mu.Lock()
-	for _, ent := range flip {
-		e.put(ent, !e.hidden[ent.Ino])
-	}
-	e.gen++
-	e.mu.Unlock()
-}
-
 // listing is the sorted list of the shown values of field fi, shared:
 // callers must not change it.
-func (e *Engine) listing(fi int) []string {
-	e.mu.RLock()
-	fc := &e.facets[fi]
+func (c *catalog) listing(fi int) []string {
+	c.mu.RLock()
+	fc := &c.facets[fi]
 	if fc.listOK {
 		l := fc.list
-		e.mu.RUnlock()
+		c.mu.RUnlock()
 		return l
 	}
-	e.mu.RUnlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	fc = &e.facets[fi]
+	c.mu.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fc = &c.facets[fi]
 	if !fc.listOK {
 		list := make([]string, 0, len(fc.vals))
 		for v, vs := range fc.vals {
@@ -269,25 +206,23 @@ func (e *Engine) listing(fi int) []string {
 	return fc.list
 }
 
-// HasValue reports whether Values(field, Filter{}) holds v, in a map
+// hasValue reports whether values(field, Filter{}) holds v, in a map
 // lookup.
-func (e *Engine) HasValue(field, v string) bool {
-	e.Ready()
+func (c *catalog) hasValue(field, v string) bool {
 	fi, ok := fieldIndex(field)
 	if !ok || !listable(fi, v) {
 		return false
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	vs := e.facets[fi].vals[v]
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	vs := c.facets[fi].vals[v]
 	return vs != nil && vs.shown > 0
 }
 
-// DateNames lists the names of a level of by-date/: the years for "",
+// dateNames lists the names of a level of by-date/: the years for "",
 // the months of "2024", the days of "2024/05"; sorted.
-func (e *Engine) DateNames(prefix string) []string {
-	e.Ready()
-	days := e.listing(fieldDate)
+func (c *catalog) dateNames(prefix string) []string {
+	days := c.listing(fieldDate)
 	var out []string
 	i := 0
 	if prefix != "" {
@@ -303,20 +238,19 @@ func (e *Engine) DateNames(prefix string) []string {
 	return out
 }
 
-// HasDate reports whether by-date/ holds p ("2024", "2024/05" or
+// hasDate reports whether by-date/ holds p ("2024", "2024/05" or
 // "2024/05/01"), in a map lookup.
-func (e *Engine) HasDate(p string) bool {
+func (c *catalog) hasDate(p string) bool {
 	if strings.Count(p, "/") == 2 {
-		return e.HasValue("date", p)
+		return c.hasValue("date", p)
 	}
-	e.Ready()
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.facets[fieldDate].prefixes[p] > 0
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.facets[fieldDate].prefixes[p] > 0
 }
 
-// CatalogScans counts the walks over the whole catalog so far (a filtered
+// scanCount counts the walks over the whole catalog so far (a filtered
 // Values or Recent, a DirsWith whose filter names no value, the unfiltered
 // Recent once per generation, rehide): tests check that listing a view
 // does not walk it per entry.
-func (e *Engine) CatalogScans() uint64 { return e.scans.Load() }
+func (c *catalog) scanCount() uint64 { return c.scans.Load() }

@@ -33,7 +33,7 @@ type Filter struct {
 	// (store.ForUser, reader.go): of a shared log only the lines it sees
 	// match, and text is shown as it reads it. Set with ForReader, which
 	// sets May too.
-	Reader *store.Store
+	Reader UserView
 }
 
 // And returns the filter matching both f and g.
@@ -90,18 +90,18 @@ func (f Filter) key() string {
 	return b.String()
 }
 
-// Match reports whether a memory passes the filter.
-func (e *Engine) Match(ent *Entry, f Filter) bool {
-	return e.match(ent, f, func() bool {
-		e.mu.RLock()
-		defer e.mu.RUnlock()
-		return e.hidden[ent.Ino]
+// match reports whether a memory passes the filter (Engine.Match).
+func (c *catalog) match(ent *Entry, f Filter) bool {
+	return c.matchHidden(ent, f, func() bool {
+		c.mu.RLock()
+		defer c.mu.RUnlock()
+		return c.hidden[ent.Ino]
 	})
 }
 
-// match is Match, told whether the memory is hidden (under /archive, or
-// with no path) when the filter leaves such out.
-func (e *Engine) match(ent *Entry, f Filter, hidden func() bool) bool {
+// matchHidden is match, told whether the memory is hidden (under
+// /archive, or with no path) when the filter leaves such out.
+func (c *catalog) matchHidden(ent *Entry, f Filter, hidden func() bool) bool {
 	if f.Only != nil && !f.Only[ent.Ino] {
 		return false
 	}
@@ -135,11 +135,11 @@ func (e *Engine) match(ent *Entry, f Filter, hidden func() bool) bool {
 	if f.May != nil && !f.May(ent.Ino) {
 		return false
 	}
-	if hidden() && (!f.Archived || !f.inTrash() && e.trashed(ent)) {
+	if hidden() && (!f.Archived || !f.inTrash() && c.trashed(ent)) {
 		return false
 	}
 	if f.Path != "" {
-		p, err := e.entryPath(ent)
+		p, err := c.entryPath(ent)
 		if err != nil {
 			return false
 		}
@@ -150,24 +150,24 @@ func (e *Engine) match(ent *Entry, f Filter, hidden func() bool) bool {
 	return true
 }
 
-// MatchIno is Match by inode number. It does not wait for queued changes
-// (call Ready first): it runs inside searches, for each candidate, and
-// reads neither the store nor (unless f names a path) a path: the catalog
-// knows which memories are archived (hidden) and where each one is.
-func (e *Engine) MatchIno(ino uint64, f Filter) bool {
+// matchIno is match by inode number (Engine.MatchIno): it runs inside
+// searches, for each candidate, and reads neither the store nor (unless
+// f names a path) a path: the catalog knows which memories are archived
+// (hidden) and where each one is.
+func (c *catalog) matchIno(ino uint64, f Filter) bool {
 	if !f.needsEntry() { // the entry is not decoded, unless archived:
-		e.mu.RLock() // it may be in the trash
-		has, hidden := e.cat.has(ino), e.hidden[ino]
-		e.mu.RUnlock()
+		c.mu.RLock() // it may be in the trash
+		has, hidden := c.ents.has(ino), c.hidden[ino]
+		c.mu.RUnlock()
 		if !f.Archived || !hidden {
 			ok := has && !hidden
 			return ok && (f.Only == nil || f.Only[ino]) && (f.May == nil || f.May(ino))
 		}
 	}
-	e.mu.RLock()
-	ent, hidden := e.cat.get(ino), e.hidden[ino]
-	e.mu.RUnlock()
-	return ent != nil && e.match(ent, f, func() bool { return hidden })
+	c.mu.RLock()
+	ent, hidden := c.ents.get(ino), c.hidden[ino]
+	c.mu.RUnlock()
+	return ent != nil && c.matchHidden(ent, f, func() bool { return hidden })
 }
 
 // needsEntry reports whether Match reads more of an entry than its inode.
@@ -188,52 +188,44 @@ func inTrash(p string) bool { return p == store.TrashDir || strings.HasPrefix(p,
 func (f Filter) inTrash() bool { return f.Path != "" && inTrash(f.Path) }
 
 // trashed reports whether the memory ent sits in the trash.
-func (e *Engine) trashed(ent *Entry) bool {
-	p, err := e.entryPath(ent)
+func (c *catalog) trashed(ent *Entry) bool {
+	p, err := c.entryPath(ent)
 	return err == nil && inTrash(p)
 }
 
-// DirsWith returns the directories that hold a memory matching f at any
-// depth. The set is cached until the catalog changes.
-func (e *Engine) DirsWith(f Filter) map[uint64]bool {
-	dirs, _ := e.DirsWithCtx(context.Background(), f)
-	return dirs
-}
-
-// DirsWithCtx is DirsWith, given up (with ctx's error) when ctx is done.
-// Only the memories in the smallest value set the filter names are
-// matched (a view by-tag/x looks at the memories tagged x), all of them
-// only when it names none.
-func (e *Engine) DirsWithCtx(ctx context.Context, f Filter) (map[uint64]bool, error) {
-	e.Ready()
+// dirsWith is Engine.DirsWithCtx, without waiting. Only the memories in
+// the smallest value set the filter names are matched (a view by-tag/x
+// looks at the memories tagged x), all of them only when it names none.
+// The set is cached until the catalog changes.
+func (c *catalog) dirsWith(ctx context.Context, f Filter) (map[uint64]bool, error) {
 	k := f.key()
-	e.mu.RLock()
-	c, ok := e.dirsCache[k]
+	c.mu.RLock()
+	ds, ok := c.dirsCache[k]
 	ok = ok && f.May == nil
-	gen := e.gen
+	gen := c.gen
 	var ents []*Entry
-	if !ok || c.gen != gen {
-		ents = e.candidates(f)
+	if !ok || ds.gen != gen {
+		ents = c.candidates(f)
 	}
-	e.mu.RUnlock()
-	if ok && c.gen == gen {
-		return c.dirs, nil
+	c.mu.RUnlock()
+	if ok && ds.gen == gen {
+		return ds.dirs, nil
 	}
 	dirs := map[uint64]bool{store.RootIno: true}
 	for i, ent := range ents {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if !e.Match(ent, f) {
+		if !c.match(ent, f) {
 			continue
 		}
-		a, err := e.st.Attr(ent.Ino)
+		a, err := c.src.Attr(ent.Ino)
 		if err != nil || len(a.Links) == 0 {
 			continue
 		}
 		for d := a.Links[0].Parent; !dirs[d]; {
 			dirs[d] = true
-			da, err := e.st.Attr(d)
+			da, err := c.src.Attr(d)
 			if err != nil || len(da.Links) == 0 {
 				break
 			}
@@ -243,22 +235,22 @@ func (e *Engine) DirsWithCtx(ctx context.Context, f Filter) (map[uint64]bool, er
 	if f.May != nil {
 		return dirs, nil
 	}
-	e.mu.Lock()
-	if len(e.dirsCache) > 256 {
-		e.dirsCache = map[string]dirSet{}
+	c.mu.Lock()
+	if len(c.dirsCache) > 256 {
+		c.dirsCache = map[string]dirSet{}
 	}
-	e.dirsCache[k] = dirSet{gen, dirs}
-	e.mu.Unlock()
+	c.dirsCache[k] = dirSet{gen, dirs}
+	c.mu.Unlock()
 	return dirs, nil
 }
 
 // candidates are the entries that may match f: those of the smallest
 // value set (or Only) it names, else the whole catalog. Caller holds mu.
-func (e *Engine) candidates(f Filter) []*Entry {
+func (c *catalog) candidates(f Filter) []*Entry {
 	var best *valueSet // nil: no memory carries a value named
 	named := false
 	consider := func(fi int, v string) {
-		vs := e.facets[fi].vals[v]
+		vs := c.facets[fi].vals[v]
 		if !named || best != nil && (vs == nil || vs.size() < best.size()) {
 			best, named = vs, true
 		}
@@ -279,7 +271,7 @@ func (e *Engine) candidates(f Filter) []*Entry {
 	switch {
 	case f.Only != nil && (!named || best != nil && len(f.Only) < best.size()):
 		for ino := range f.Only {
-			if ent := e.cat.get(ino); ent != nil {
+			if ent := c.ents.get(ino); ent != nil {
 				ents = append(ents, ent)
 			}
 		}
@@ -288,56 +280,17 @@ func (e *Engine) candidates(f Filter) []*Entry {
 			break
 		}
 		for it := best.inos.Iterator(); it.HasNext(); {
-			if ent := e.cat.get(it.Next()); ent != nil {
+			if ent := c.ents.get(it.Next()); ent != nil {
 				ents = append(ents, ent)
 			}
 		}
 	default:
-		e.scans.Add(1)
-		ents = make([]*Entry, 0, e.cat.len())
-		e.cat.each(func(ent *Entry) bool {
+		c.scans.Add(1)
+		ents = make([]*Entry, 0, c.ents.len())
+		c.ents.each(func(ent *Entry) bool {
 			ents = append(ents, ent)
 			return true
 		})
 	}
 	return ents
-}
-
-// path is the canonical path of a memory, from a memo of directory paths
-// kept until the catalog changes (every move bumps the generation), so
-// filtering many memories does not walk the same parents again and again.
-// entryPath is where a memory is, as its catalog entry says (its first
-// link, kept up to date as it moves; its directory's path is looked up).
-func (e *Engine) entryPath(ent *Entry) (string, error) {
-	dir, err := e.dirPath(ent.parent)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(dir, "/") + "/" + ent.name, nil
-}
-
-func (e *Engine) dirPath(dir uint64) (string, error) {
-	// Keyed by the moves applied, not the catalog's generation, which
-	// every memory indexed changes: a new map each time was a quarter of a
-	// gigabyte of garbage in a 1M build.
-	gen := e.moves.Load()
-	e.pathMu.Lock()
-	if e.paths == nil || e.pathGen != gen {
-		e.paths, e.pathGen = map[uint64]string{}, gen
-	}
-	p, ok := e.paths[dir]
-	e.pathMu.Unlock()
-	if ok {
-		return p, nil
-	}
-	p, err := e.st.Path(dir)
-	if err != nil {
-		return "", err
-	}
-	e.pathMu.Lock()
-	if len(e.paths) < 1<<16 && e.pathGen == gen { // not if a move came meanwhile
-		e.paths[dir] = p
-	}
-	e.pathMu.Unlock()
-	return p, nil
 }

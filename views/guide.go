@@ -43,9 +43,9 @@ var Filters = []struct{ Key, Example, Doc string }{
 	{"budget", "budget:500", "context/ only: the size of the text in tokens (default 2000)"},
 }
 
-// Guide is the text of GuideName.
-func (e *Engine) Guide(o GuideOptions) []byte {
-	p := e.st.Policy()
+// guide is Engine.Guide.
+func (qr *querier) guide(o GuideOptions) []byte {
+	p := qr.src.Policy()
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# This folder is a memory (mnemofs)\n\n")

@@ -19,18 +19,18 @@ const (
 )
 
 // hybridOn reports whether a search of q can use vectors.
-func (e *Engine) hybridOn(q Query) bool {
-	return e.emb != nil && q.Text != "" && e.emb.vec.Len() > 0
+func (qr *querier) hybridOn(q Query) bool {
+	return q.Text != "" && qr.emb.searchable()
 }
 
 // hybridKey extends a query-cache key with what the vector side depends on.
-func (e *Engine) hybridKey(q Query) string {
-	return fmt.Sprintf("|v%d|%q", e.emb.vec.Gen(), q.Text)
+func (qr *querier) hybridKey(q Query) string {
+	return fmt.Sprintf("|v%d|%q", qr.emb.vectorsGen(), q.Text)
 }
 
 // hybrid ranks with both lists; ok is false when the vector side failed
 // (the caller then answers lexically).
-func (e *Engine) hybrid(q Query, filter func(uint64) bool, line func(uint64, uint32) bool) ([]search.Fused, bool) {
+func (qr *querier) hybrid(q Query, filter func(uint64) bool, line func(uint64, uint32) bool) ([]search.Fused, bool) {
 	// The query's vector (the model's forward pass, ~10 ms for MiniLM on
 	// one core) is computed while the lexical list is.
 	type encoded struct {
@@ -39,18 +39,18 @@ func (e *Engine) hybrid(q Query, filter func(uint64) bool, line func(uint64, uin
 	}
 	ch := make(chan encoded, 1)
 	go func() {
-		v, err := e.emb.enc.Encode([]string{q.Text})
+		v, err := qr.emb.encode(q.Text)
 		ch <- encoded{v, err}
 	}()
-	o := e.searchOptions(q, filter, line)
+	o := qr.searchOptions(q, filter, line)
 	o.K = max(q.K, fuseDepth)
-	lex := e.idx.Search(q.Terms, o)
+	lex := qr.idx.Search(q.Terms, o)
 	r := <-ch
 	qv, err := r.v, r.err
 	if err != nil || len(qv) != 1 {
 		return nil, false
 	}
-	vec, dist, err := e.emb.vec.SearchDist(qv[0], max(q.K, fuseDepth), filter)
+	vec, dist, err := qr.emb.nearest(qv[0], max(q.K, fuseDepth), filter)
 	if err != nil {
 		return nil, false
 	}

@@ -93,26 +93,6 @@ func (lg *logLines) line(n uint32) (LineMeta, bool) {
 	return LineMeta{}, false
 }
 
-// Lines returns the metadata of every non-empty line of the log ino, in
-// order (nil for a file that is not a log, or a log not indexed whole).
-// The slice and its values are shared: callers must not change them.
-func (e *Engine) Lines(ino uint64) []LineMeta {
-	ent := e.Entry(ino)
-	if ent == nil || ent.log == nil {
-		return nil
-	}
-	return ent.log.lines
-}
-
-// Line returns the metadata of line n of the log ino.
-func (e *Engine) Line(ino uint64, n uint32) (LineMeta, bool) {
-	ent := e.Entry(ino)
-	if ent == nil {
-		return LineMeta{}, false
-	}
-	return ent.log.line(n)
-}
-
 // logParts makes one indexed part per non-empty line of text, which
 // starts at byte base of its file, numbering from first, with the line's
 // metadata; it returns how many lines (empty or not) the text has.

@@ -3,16 +3,14 @@ package views
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/mnemofs/mnemofs/audit"
-	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/metrics"
 	"github.com/mnemofs/mnemofs/policy"
-	"github.com/mnemofs/mnemofs/report"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -25,18 +23,40 @@ type May = func(ino uint64) bool
 // MetaFiles are the generated files of meta/, by name, computed for a
 // reader.
 var MetaFiles = map[string]func(e *Engine, may May) ([]byte, error){
-	"index.json":  func(e *Engine, may May) ([]byte, error) { return IndexJSON(e.st, may) },
-	"schema.json": func(e *Engine, _ May) ([]byte, error) { return SchemaJSON(e.st) },
-	"stats.json":  func(e *Engine, may May) ([]byte, error) { return e.StatsJSON(may) },
-	"errors":      func(e *Engine, may May) ([]byte, error) { return Errors(e.st, may) },
-	"maintenance.log": func(e *Engine, may May) ([]byte, error) {
-		return lifecycle.Log(e.st, may)
-	},
-	"mcp.log": func(e *Engine, may May) ([]byte, error) { return audit.Log(e.st, may) },
-	"report.html": func(e *Engine, may May) ([]byte, error) {
-		return report.HTML(e.st, may, report.Options{})
-	},
+	"index.json":      func(e *Engine, may May) ([]byte, error) { return IndexJSON(e.st, may) },
+	"schema.json":     func(e *Engine, _ May) ([]byte, error) { return SchemaJSON(e.st) },
+	"stats.json":      func(e *Engine, may May) ([]byte, error) { return e.StatsJSON(may) },
+	"errors":          func(e *Engine, may May) ([]byte, error) { return Errors(e.st, may) },
+	"maintenance.log": func(e *Engine, may May) ([]byte, error) { return e.meta.Maintenance.make(may) },
+	"mcp.log":         func(e *Engine, may May) ([]byte, error) { return e.meta.MCP.make(may) },
+	"report.html":     func(e *Engine, may May) ([]byte, error) { return e.meta.Report.make(may) },
 }
+
+// MetaSources make the files of meta/ that other packages write from the
+// store, for a reader: the mount sets them (SetMetaSources), so that the
+// views depend on none of those packages.
+type MetaSources struct {
+	Maintenance MetaFunc // maintenance.log (lifecycle.Log)
+	MCP         MetaFunc // mcp.log (audit.Log)
+	Report      MetaFunc // report.html (report.HTML)
+}
+
+// MetaFunc makes one generated file for a reader.
+type MetaFunc func(may May) ([]byte, error)
+
+// errNoSource: an engine that was given no MetaFunc for a file.
+var errNoSource = errors.New("views: this engine does not make this file")
+
+func (f MetaFunc) make(may May) ([]byte, error) {
+	if f == nil {
+		return nil, errNoSource
+	}
+	return f(may)
+}
+
+// SetMetaSources sets what makes the files of meta/ other packages write;
+// call it before Start.
+func (e *Engine) SetMetaSources(m MetaSources) { e.meta = m }
 
 // MetaNames lists MetaFiles in order.
 func MetaNames() []string {
@@ -54,7 +74,7 @@ func marshal(v any) ([]byte, error) {
 }
 
 // IndexJSON lists every memory the reader may see with its metadata.
-func IndexJSON(st *store.Store, may May) ([]byte, error) {
+func IndexJSON(st Source, may May) ([]byte, error) {
 	list := []store.Info{}
 	r := st.Redactor()
 	err := st.MemoriesFor(may, func(in store.Info) error {
@@ -73,7 +93,7 @@ func IndexJSON(st *store.Store, may May) ([]byte, error) {
 
 // SchemaJSON describes the recognised front matter keys and the system
 // metadata.
-func SchemaJSON(*store.Store) ([]byte, error) {
+func SchemaJSON(Source) ([]byte, error) {
 	type key struct {
 		Key     string `json:"key"`
 		Aliases string `json:"aliases,omitempty"`
@@ -123,15 +143,16 @@ func queriesSchema() map[string]any {
 }
 
 // StatsJSON is the health report (with the store alone: no index).
-func StatsJSON(st *store.Store) ([]byte, error) { return statsJSON(st, nil, nil) }
+func StatsJSON(st Source) ([]byte, error) { return statsJSON(st, nil, nil) }
 
-// StatsJSON is the health report with the index backlog of e: changes
-// queued for the catalog and search index and not yet applied. A
-// restricted reader (may, or a store open for a user) gets only the
-// counts of what it may see (store.StatsFor).
-func (e *Engine) StatsJSON(may May) ([]byte, error) { return statsJSON(e.st, e, may) }
+// statsSource counts the memories a reader may see (store.StatsFor).
+type statsSource interface {
+	StatsFor(may func(ino uint64) bool) (store.Stats, error)
+}
 
-func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
+// statsJSON is the health report of st for may, with the index's
+// counts when qr is not nil.
+func statsJSON(st statsSource, qr *querier, may May) ([]byte, error) {
 	s, err := st.StatsFor(may)
 	if err != nil {
 		return nil, err
@@ -139,13 +160,13 @@ func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
 	var backlog *uint64
 	var emb *EmbedStats
 	var red []Redaction
-	if e != nil {
-		b := e.Backlog()
+	if qr != nil {
+		b := qr.w.backlog()
 		backlog = &b
-		red = e.Redactions(may, s.Scope == "")
+		red = qr.redactions(may, s.Scope == "")
 		if s.Scope == "" { // store-wide counts, not for a restricted reader
-			emb = e.EmbedStats()
-			e.AddCacheStats(&s)
+			emb = qr.emb.stats()
+			qr.addCacheStats(&s)
 		}
 	}
 	return marshal(struct {
@@ -159,7 +180,7 @@ func statsJSON(st *store.Store, e *Engine, may May) ([]byte, error) {
 
 // Errors lists the memories the reader may see whose front matter could
 // not be read, one per line: path, a tab, the problem.
-func Errors(st *store.Store, may May) ([]byte, error) {
+func Errors(st Source, may May) ([]byte, error) {
 	var b bytes.Buffer
 	r := st.Redactor() // a parser's message may quote the text
 	err := st.MemoriesFor(may, func(in store.Info) error {

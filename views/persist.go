@@ -3,15 +3,15 @@ package views
 import (
 	"errors"
 	"fmt"
-	"maps"
+	"log"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
 
@@ -49,47 +49,37 @@ const (
 	snapYield = time.Second
 )
 
-type snapState struct {
+// persister keeps the catalog and the index in the snapshot file: it
+// loads them at start (in the worker), writes them from its own
+// goroutine, and swaps a build's for the file's (swap.go). Its lock, mu,
+// is held through a whole capture and write: it comes before the
+// catalog's, the index's and the worker's, which a capture takes.
+type persister struct {
+	src Store // set by Engine.Start
+	log *log.Logger
+	// What a snapshot holds and a load fills: the catalog, the index,
+	// the redaction counts; the embedder is told of every memory loaded.
+	cat *catalog
+	idx *search.Index
+	red *redactCounts
+	emb *embedder
+	// ix applies what changed since a snapshot; w says whether changes
+	// wait, and takes the swap; q says whether searches are answered.
+	ix *indexer
+	w  *worker
+	q  *querier
+
 	path     string // "": no snapshot
 	writable bool
 	every    time.Duration
 	// mu: one capture and write at a time.
 	mu       sync.Mutex
-	savedGen uint64 // e.gen of the last snapshot written or read
-	// built: the catalog holds every memory (a build or a load has
-	// finished and no rebuild is under way). Worker only, under mu.
-	built    bool
+	savedGen uint64 // the catalog's generation of the last snapshot written or read
 	lastSize int64
 	// kick asks the writer goroutine for a snapshot now; quit ends it.
 	kick, quit chan struct{}
 	done       chan struct{}
-	// lastSearch: when a search last began (UnixNano), for snapYield.
-	lastSearch atomic.Int64
 	swap       swapState // swap.go
-}
-
-// buildAll builds the catalog and index from the store and marks them
-// whole (for the snapshot) if the build was not cut short by a stop.
-func (e *Engine) buildAll() {
-	defer e.inBackground()()
-	if e.build() {
-		e.mu.Lock()
-		e.snap.built = true
-		e.mu.Unlock()
-		e.snap.swap.wanted.Store(true)
-		e.snapSoon()
-	}
-}
-
-// SetSnapshot has the engine keep its catalog and index in path across
-// starts, written again every (0: SnapshotEvery) while memories change;
-// writable false only reads it (a read-only mount). Call before Start.
-// Only a store that can say what changed (store.Versioned) uses it.
-func (e *Engine) SetSnapshot(path string, writable bool, every time.Duration) {
-	if every <= 0 {
-		every = SnapshotEvery
-	}
-	e.snap.path, e.snap.writable, e.snap.every = path, writable, every
 }
 
 // SnapshotPath is where the snapshot of a store for user is kept in the
@@ -112,51 +102,70 @@ func RemoveSnapshots(dir string) error {
 	return err
 }
 
-func (e *Engine) snapOn() bool { return e.snap.path != "" && e.st.Versioned() }
+// bind gives the persister the store it checks snapshots against.
+func (p *persister) bind(src Store) { p.src = src }
 
-// KeepsSnapshot reports whether the engine, once started, keeps its
-// catalog and index in a snapshot it writes (SetSnapshot, writable).
-func (e *Engine) KeepsSnapshot() bool { return e.snap.path != "" && e.snap.writable }
+// configure sets where and how often snapshots are kept (Engine.SetSnapshot).
+func (p *persister) configure(path string, writable bool, every time.Duration) {
+	if every <= 0 {
+		every = SnapshotEvery
+	}
+	p.path, p.writable, p.every = path, writable, every
+}
 
-// startSnapshots runs the writer goroutine.
-func (e *Engine) startSnapshots() {
-	if !e.snapOn() || !e.snap.writable {
+// on reports a snapshot to read: a path, and a store that says what
+// changed since a version.
+func (p *persister) on() bool { return p.path != "" && p.src.Versioned() }
+
+// keeps reports a snapshot written (Engine.KeepsSnapshot).
+func (p *persister) keeps() bool { return p.path != "" && p.writable }
+
+// built notes a build finished: its snapshot is wanted soon, and once
+// written swapped in.
+func (p *persister) built() {
+	p.swap.wanted.Store(true)
+	p.soon()
+}
+
+// start runs the writer goroutine.
+func (p *persister) start() {
+	if !p.on() || !p.writable {
 		return
 	}
 	// A write cut short by a crash leaves its temporary file: the data
 	// directory is this process's (its lock), so none is being written.
-	if old, _ := filepath.Glob(e.snap.path + ".tmp*"); len(old) > 0 {
+	if old, _ := filepath.Glob(p.path + ".tmp*"); len(old) > 0 {
 		for _, p := range old {
 			os.Remove(p)
 		}
 	}
-	e.snap.kick, e.snap.quit, e.snap.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	p.kick, p.quit, p.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(e.snap.done)
-		tick := time.NewTicker(e.snap.every)
+		defer close(p.done)
+		tick := time.NewTicker(p.every)
 		defer tick.Stop()
 		var again <-chan time.Time // a busy moment: try again shortly
 		var due time.Time          // when the pending snapshot was first due
 		for {
 			select {
-			case <-e.snap.quit:
+			case <-p.quit:
 				return
-			case <-e.snap.kick:
+			case <-p.kick:
 			case <-tick.C:
 			case <-again:
 			}
 			again = nil
-			if !e.snapDirty() {
+			if !p.dirty() {
 				continue
 			}
 			if due.IsZero() {
 				due = time.Now()
 			}
-			if !e.idle() || e.searching() && time.Since(due) < e.snap.every { // before markNow, which walks every entry
+			if !p.w.idle() || p.q.searching(snapYield) && time.Since(due) < p.every { // before markNow, which walks every entry
 				again = time.After(time.Second)
 				continue
 			}
-			if m, ok := e.markNow(); !ok || !e.saveSnapshot(m, false) {
+			if m, ok := p.markNow(); !ok || !p.save(m, false) {
 				again = time.After(time.Second)
 				continue
 			}
@@ -165,19 +174,13 @@ func (e *Engine) startSnapshots() {
 	}()
 }
 
-// searching reports a search begun within snapYield.
-func (e *Engine) searching() bool {
-	return time.Since(time.Unix(0, e.snap.lastSearch.Load())) < snapYield
-}
-
-// snapDirty reports a catalog changed since the last snapshot.
-func (e *Engine) snapDirty() bool {
-	e.snap.mu.Lock()
-	saved := e.snap.savedGen
-	e.snap.mu.Unlock()
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.snap.built && e.gen != saved
+// dirty reports a catalog changed since the last snapshot.
+func (p *persister) dirty() bool {
+	p.mu.Lock()
+	saved := p.savedGen
+	p.mu.Unlock()
+	gen, built := p.cat.genBuilt()
+	return built && gen != saved
 }
 
 // snapMark is what a snapshot may claim: every change up to Version is
@@ -189,20 +192,20 @@ type snapMark struct {
 	Dirs    map[uint64]store.Link
 }
 
-func (e *Engine) markNow() (snapMark, bool) {
-	dirs, err := e.st.DirLinks()
+func (p *persister) markNow() (snapMark, bool) {
+	dirs, err := p.src.DirLinks()
 	if err != nil {
 		return snapMark{}, false
 	}
-	v, ok := e.st.Settled(snapSettle)
+	v, ok := p.src.Settled(snapSettle)
 	return snapMark{Version: v, Dirs: dirs}, ok
 }
 
-// snapSoon asks for a snapshot once the worker is idle.
-func (e *Engine) snapSoon() {
-	if e.snap.kick != nil {
+// soon asks for a snapshot once the worker is idle.
+func (p *persister) soon() {
+	if p.kick != nil {
 		select {
-		case e.snap.kick <- struct{}{}:
+		case p.kick <- struct{}{}:
 		default:
 		}
 	}
@@ -211,82 +214,73 @@ func (e *Engine) snapSoon() {
 // markForStop is the mark a last snapshot may claim, taken before the
 // worker stops: events delivered after the stop are not applied, so a
 // version read later could claim changes the catalog never saw.
-func (e *Engine) markForStop() (snapMark, bool) {
-	if e.snap.quit == nil || !e.snapDirty() && e.idle() {
+func (p *persister) markForStop() (snapMark, bool) {
+	if p.quit == nil || !p.dirty() && p.w.idle() {
 		// Nothing new: what changes from now on is after the last
 		// snapshot's version, and the next start applies it.
 		return snapMark{}, false
 	}
-	return e.markNow()
+	return p.markNow()
 }
 
-// idle reports that every change queued has been applied.
-func (e *Engine) idle() bool {
-	e.qMu.Lock()
-	defer e.qMu.Unlock()
-	return e.done == e.enq && len(e.queue) == 0 && !e.rebuild
-}
-
-// stopSnapshots ends the writer and, when m is usable, writes a last
+// stop ends the writer and, when m is usable, writes a last
 // snapshot if anything changed since the last one. The worker has stopped
 // after applying everything delivered before m was taken.
-func (e *Engine) stopSnapshots(m snapMark, ok bool) {
-	if e.snap.quit == nil {
+func (p *persister) stop(m snapMark, ok bool) {
+	if p.quit == nil {
 		return
 	}
-	close(e.snap.quit)
-	<-e.snap.done
+	close(p.quit)
+	<-p.done
 	if ok {
-		e.saveSnapshot(m, true)
+		p.save(m, true)
 	}
 }
 
-// saveSnapshot captures and writes a snapshot at mark m if the catalog
+// save captures and writes a snapshot at mark m if the catalog
 // changed since the last one and every change delivered up to m is
 // applied. final: the worker has stopped (nothing is applied meanwhile,
 // and what was queued is done). It reports false when it should be tried
 // again soon (the worker was busy).
-func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
-	s := &e.snap
+func (p *persister) save(m snapMark, final bool) bool {
+	s := p
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.mu.RLock()
-	gen, built := e.gen, s.built
-	e.mu.RUnlock()
+	gen, built := p.cat.genBuilt()
 	if gen == s.savedGen || !built {
 		return true
 	}
-	if (!final && !e.idle()) || e.retry.pending() {
+	if (!final && !p.w.idle()) || p.ix.retrying() {
 		return false // what the store delivered is not all applied
 	}
-	if !e.roomFor(s.lastSize) {
-		e.log.Printf("views: not writing the index snapshot: the disk is nearly full")
+	if !p.roomFor(s.lastSize) {
+		p.log.Printf("views: not writing the index snapshot: the disk is nearly full")
 		return true
 	}
-	defer e.inBackground()()
+	defer p.w.inBackground()()
 	t0 := time.Now()
-	im, gen, err := e.capture(m)
+	im, gen, err := p.capture(m)
 	if err != nil {
-		e.log.Printf("views: not writing the index snapshot: %v", err)
+		p.log.Printf("views: not writing the index snapshot: %v", err)
 		return true
 	}
 	// What the capture reflects must outlive a power cut before the
 	// snapshot does: a commit lost with it would be reflected and, its
 	// version given again to another write, never read again.
-	if err := e.st.Sync(); err != nil {
-		e.log.Printf("views: not writing the index snapshot: syncing the store: %v", err)
+	if err := p.src.Sync(); err != nil {
+		p.log.Printf("views: not writing the index snapshot: syncing the store: %v", err)
 		return true
 	}
 	size, err := writeSnap(s.path, im)
 	if err != nil {
-		e.log.Printf("views: writing the index snapshot %s: %v", s.path, err)
+		p.log.Printf("views: writing the index snapshot %s: %v", s.path, err)
 		return true
 	}
 	s.savedGen, s.lastSize = gen, size
 	n := im.head.Entries
 	if !final && s.swap.wanted.CompareAndSwap(true, false) {
-		if err := e.prepareSwap(im, gen); err != nil {
-			e.log.Printf("views: not reading the index snapshot just written: %v", err)
+		if err := p.prepareSwap(im, gen); err != nil {
+			p.log.Printf("views: not reading the index snapshot just written: %v", err)
 		}
 	}
 	im = nil
@@ -297,16 +291,16 @@ func (e *Engine) saveSnapshot(m snapMark, final bool) bool {
 		debug.FreeOSMemory()
 	}
 	if d := time.Since(t0); d > time.Second {
-		e.log.Printf("views: wrote the index snapshot (%d memories, %d MiB) in %v", n, size>>20, d.Round(time.Millisecond))
+		p.log.Printf("views: wrote the index snapshot (%d memories, %d MiB) in %v", n, size>>20, d.Round(time.Millisecond))
 	}
 	return true
 }
 
 // roomFor reports whether the disk has room for a snapshot of about size
 // bytes, with margin: the store's own reserve must not pay for it.
-func (e *Engine) roomFor(size int64) bool {
+func (p *persister) roomFor(size int64) bool {
 	var fs syscall.Statfs_t
-	dir := filepath.Dir(e.snap.path)
+	dir := filepath.Dir(p.path)
 	for ; ; dir = filepath.Dir(dir) {
 		if err := syscall.Statfs(dir, &fs); err == nil || dir == filepath.Dir(dir) {
 			break
@@ -319,40 +313,19 @@ func (e *Engine) roomFor(size int64) bool {
 // capture copies what a snapshot holds, at mark m: the catalog's base
 // and the entries put since (entries are never changed in place), the
 // facets' bitmaps, the index's image.
-func (e *Engine) capture(m snapMark) (*snapImage, uint64, error) {
-	id, err := e.st.ID()
+func (p *persister) capture(m snapMark) (*snapImage, uint64, error) {
+	id, err := p.src.ID()
 	if err != nil {
 		return nil, 0, err
 	}
-	im := &snapImage{head: snapHeader{Format: snapFormat, Program: programID(), Store: id, User: e.st.User(),
+	im := &snapImage{head: snapHeader{Format: snapFormat, Program: programID(), Store: id, User: p.src.User(),
 		Version: m.Version, Written: time.Now().UTC()}}
 	im.cat.Dirs = m.Dirs
-	e.mu.RLock()
-	gen := e.gen
-	im.base, im.over, im.muts = e.cat.base, maps.Clone(e.cat.over), e.cat.muts
-	im.head.Entries = e.cat.len()
-	for ino := range e.hidden {
-		im.cat.Hidden = append(im.cat.Hidden, ino)
+	gen, err := p.cat.capture(im)
+	if err != nil {
+		return nil, 0, err
 	}
-	for fi := range e.facets {
-		vals := make(map[string]facetImage, len(e.facets[fi].vals))
-		for v, vs := range e.facets[fi].vals {
-			bits, err := vs.inos.MarshalBinary()
-			if err != nil {
-				e.mu.RUnlock()
-				return nil, 0, err
-			}
-			vals[v] = facetImage{Bits: bits, Shown: vs.shown}
-		}
-		im.cat.Facets[fi] = vals
-	}
-	e.mu.RUnlock()
-	im.idx = e.idx.Image()
-	e.red.mu.Lock()
-	im.cat.Redact = make(map[uint64]map[string]int, len(e.red.byIno))
-	for ino, m := range e.red.byIno {
-		im.cat.Redact[ino] = maps.Clone(m) // add changes them in place
-	}
-	e.red.mu.Unlock()
+	im.idx = p.idx.Image()
+	im.cat.Redact = p.red.capture()
 	return im, gen, nil
 }

@@ -157,18 +157,18 @@ func (s *session) view(t *testing.T) view {
 	e := s.e
 	e.Ready()
 	v := view{Entries: map[uint64]entryView{}, Values: map[string][]string{}, Results: map[string][]string{}}
-	e.mu.RLock()
-	e.cat.each(func(ent *Entry) bool {
+	e.cat.mu.RLock()
+	e.cat.ents.each(func(ent *Entry) bool {
 		// Not nextLine and indexedSize: how a log was read, not what it holds.
 		ev := entryView{Ino: ent.Ino, Users: ent.Users, Tags: ent.Tags, Type: ent.Type, Created: ent.Created, Modified: ent.Modified,
-			Parent: ent.parent, Name: ent.name, Ctime: ent.ctime, Size: ent.size, Hidden: e.hidden[ent.Ino]}
+			Parent: ent.parent, Name: ent.name, Ctime: ent.ctime, Size: ent.size, Hidden: e.cat.hidden[ent.Ino]}
 		if ent.log != nil {
 			ev.Lines = ent.log.lines
 		}
 		v.Entries[ent.Ino] = ev
 		return true
 	})
-	e.mu.RUnlock()
+	e.cat.mu.RUnlock()
 	for _, f := range []string{"user", "type", "tag", "date"} {
 		v.Values[f] = e.Values(f, Filter{})
 	}

@@ -20,27 +20,23 @@ import (
 // makes the next search miss. The same reasoning already serves the
 // per-generation caches of filter.go (DirsWith, path).
 
-// SetCacheBytes bounds the query-result cache (<= 0 turns it off; the
-// default is cache.Split's share of cache.DefaultBytes). Call it before
-// Start.
-func (e *Engine) SetCacheBytes(bytes int64) {
-	e.qc = cache.NewSized[string, []Result](bytes)
+// setCacheBytes bounds the query-result cache (Engine.SetCacheBytes).
+func (qr *querier) setCacheBytes(bytes int64) {
+	qr.qc = cache.NewSized[string, []Result](bytes)
 }
 
-// SetAfterSearch sets fn to run after every search, before Start: the
-// mount checks there what the search brought into its resident set
-// (internal/resident).
-func (e *Engine) SetAfterSearch(fn func()) { e.afterSearch = fn }
+// setAfterSearch sets fn to run after every search (Engine.SetAfterSearch).
+func (qr *querier) setAfterSearch(fn func()) { qr.afterSearch = fn }
 
-// CacheStats returns the counters of the query-result cache.
-func (e *Engine) CacheStats() cache.Stats { return e.qc.Stats() }
+// cacheStats returns the counters of the query-result cache.
+func (qr *querier) cacheStats() cache.Stats { return qr.qc.Stats() }
 
-// AddCacheStats adds the query-result cache to the store's stats.
-func (e *Engine) AddCacheStats(s *store.Stats) {
+// addCacheStats adds the query-result cache to the store's stats.
+func (qr *querier) addCacheStats(s *store.Stats) {
 	if s.Cache == nil {
 		s.Cache = map[string]cache.Stats{}
 	}
-	s.Cache["queries"] = e.CacheStats()
+	s.Cache["queries"] = qr.cacheStats()
 }
 
 // queryKey identifies a search: terms, k and filter at generation gen.
@@ -59,8 +55,8 @@ func queryKey(q Query, f Filter, gen uint64) string {
 }
 
 // cachedResults returns a copy of the results kept for key.
-func (e *Engine) cachedResults(key string) ([]Result, bool) {
-	rs, ok := e.qc.Get(key)
+func (qr *querier) cachedResults(key string) ([]Result, bool) {
+	rs, ok := qr.qc.Get(key)
 	if !ok {
 		return nil, false
 	}
@@ -68,13 +64,13 @@ func (e *Engine) cachedResults(key string) ([]Result, bool) {
 }
 
 // keepResults caches a copy of rs under key, charged its strings' bytes.
-func (e *Engine) keepResults(key string, rs []Result) {
-	if e.qc == nil || key == "" { // "": not to be cached (Filter.May)
+func (qr *querier) keepResults(key string, rs []Result) {
+	if qr.qc == nil || key == "" { // "": not to be cached (Filter.May)
 		return
 	}
 	size := len(key)
 	for _, r := range rs {
 		size += 64 + len(r.Path) + len(r.Name) + len(r.Snippet)
 	}
-	e.qc.Add(key, slices.Clone(rs), size)
+	qr.qc.Add(key, slices.Clone(rs), size)
 }

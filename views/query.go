@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemofs/mnemofs/cache"
 	"github.com/mnemofs/mnemofs/memory"
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
@@ -128,23 +129,53 @@ type Result struct {
 	Hybrid  bool `json:"-"`
 }
 
-// SetTuning replaces the ranking's parameters (search.DefaultTuning) for
-// the searches that follow: for a harness that chooses them on held-out
-// data (scripts/locomo -loo). Call it when no search runs.
-func (e *Engine) SetTuning(t search.Tuning) { e.tuning = &t }
+// querier answers searches and renders what the views generate from
+// them and from the catalog: results and their snippets, context/, a
+// log line's result, meta/stats.json, the guide. It has no lock of its
+// own (the result cache and the redaction counts have theirs); a search
+// holds the index's lock while its filter reads the catalog, never the
+// other way round.
+type querier struct {
+	src Source // set by Engine.Start
+	idx *search.Index
+	cat *catalog
+	w   *worker
+	red *redactCounts
+	emb *embedder
+	// qc caches search results by generation (qcache.go); nil: off.
+	qc *cache.Sized[string, []Result]
+	// afterSearch, if set, runs after every search (SetAfterSearch).
+	afterSearch func()
+	// tuning replaces search.DefaultTuning when set (SetTuning).
+	tuning *search.Tuning
+	// lastSearch: when a search last began (UnixNano): a snapshot's
+	// write waits while searches are answered (persist.go).
+	lastSearch atomic.Int64
+}
+
+// bind gives the querier the store it reads results from.
+func (qr *querier) bind(src Source) { qr.src = src }
+
+// searching reports a search begun within d.
+func (qr *querier) searching(d time.Duration) bool {
+	return time.Since(time.Unix(0, qr.lastSearch.Load())) < d
+}
+
+// setTuning replaces the ranking's parameters (Engine.SetTuning).
+func (qr *querier) setTuning(t search.Tuning) { qr.tuning = &t }
 
 // expansion is the weighted expansion terms of q (search.Expand).
-func (e *Engine) expansion(q Query) []search.Weighted {
+func (qr *querier) expansion(q Query) []search.Weighted {
 	if len(q.Terms) == 0 {
 		return nil
 	}
-	return search.Expand(q.Text, e.tuning)
+	return search.Expand(q.Text, qr.tuning)
 }
 
 // searchOptions are the index's options for q, deep to k results.
-func (e *Engine) searchOptions(q Query, filter func(uint64) bool, line func(uint64, uint32) bool) search.Options {
+func (qr *querier) searchOptions(q Query, filter func(uint64) bool, line func(uint64, uint32) bool) search.Options {
 	return search.Options{K: q.K, Neighbours: neighbourWeight, Filter: filter, Line: line,
-		Extra: e.expansion(q), Tuning: e.tuning}
+		Extra: qr.expansion(q), Tuning: qr.tuning}
 }
 
 // tuningKey tells results ranked under other parameters apart.
@@ -163,33 +194,25 @@ func expansionKey(ws []search.Weighted) string {
 	return b.String()
 }
 
-// Search runs q within scope.
-func (e *Engine) Search(q Query, scope Filter) []Result {
-	rs, _ := e.SearchCtx(context.Background(), q, scope)
-	return rs
-}
-
-// SearchCtx is Search, given up (with ctx's error) when ctx is done: the
-// filter then keeps nothing, so the index finishes at once.
-func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result, error) {
-	e.snap.lastSearch.Store(time.Now().UnixNano()) // a snapshot write yields (persist.go)
-	if e.afterSearch != nil {
-		defer e.afterSearch()
+// search is Engine.SearchCtx: when ctx is done the filter keeps nothing,
+// so the index finishes at once.
+func (qr *querier) search(ctx context.Context, q Query, scope Filter) ([]Result, error) {
+	qr.lastSearch.Store(time.Now().UnixNano()) // a snapshot write yields (persist.go)
+	if qr.afterSearch != nil {
+		defer qr.afterSearch()
 	}
-	e.Ready()
+	qr.w.ready()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	f := scope.And(q.Filter)
 	var key string
-	if e.qc != nil && f.May == nil {
-		e.mu.RLock()
-		key = queryKey(q, f, e.gen) + expansionKey(e.expansion(q)) + tuningKey(e.tuning) // before searching (qcache.go)
-		e.mu.RUnlock()
-		if e.hybridOn(q) {
-			key += e.hybridKey(q)
+	if qr.qc != nil && f.May == nil {
+		key = queryKey(q, f, qr.cat.generation()) + expansionKey(qr.expansion(q)) + tuningKey(qr.tuning) // before searching (qcache.go)
+		if qr.hybridOn(q) {
+			key += qr.hybridKey(q)
 		}
-		if rs, ok := e.cachedResults(key); ok {
+		if rs, ok := qr.cachedResults(key); ok {
 			return rs, nil
 		}
 	}
@@ -200,57 +223,51 @@ func (e *Engine) SearchCtx(ctx context.Context, q Query, scope Filter) ([]Result
 			stopped.Store(true)
 			return false
 		}
-		return e.MatchIno(ino, f)
+		return qr.cat.matchIno(ino, f)
 	}
-	if e.hybridOn(q) {
-		if fused, ok := e.hybrid(q, filter, e.lineFilter(f)); ok {
+	if qr.hybridOn(q) {
+		if fused, ok := qr.hybrid(q, filter, qr.lineFilter(f)); ok {
 			if stopped.Load() {
 				return nil, ctx.Err()
 			}
 			out := make([]Result, 0, len(fused))
 			for _, h := range fused {
-				p, err := e.st.Path(h.Ino)
+				p, err := qr.src.Path(h.Ino)
 				if err != nil {
 					continue
 				}
 				out = append(out, Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p),
 					Line: h.Part, Lexical: h.LexRank, Vector: h.VecRank, Hybrid: true})
 			}
-			e.keepResults(key, out)
+			qr.keepResults(key, out)
 			return out, nil
 		}
 	}
-	hits := e.idx.Search(q.Terms, e.searchOptions(q, filter, e.lineFilter(f)))
+	hits := qr.idx.Search(q.Terms, qr.searchOptions(q, filter, qr.lineFilter(f)))
 	if stopped.Load() {
 		return nil, ctx.Err()
 	}
 	out := make([]Result, 0, len(hits))
 	for _, h := range hits {
-		p, err := e.st.Path(h.Ino)
+		p, err := qr.src.Path(h.Ino)
 		if err != nil {
 			continue
 		}
 		out = append(out, Result{Rank: len(out) + 1, Score: round(h.Score), Ino: h.Ino, Path: p, PathBase64: store.ExactPath(p), Name: path.Base(p), Line: h.Part})
 	}
-	e.keepResults(key, out)
+	qr.keepResults(key, out)
 	return out, nil
 }
 
 func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 
-// WithSnippets returns a copy of rs, results of q, with their snippets.
-// A search leaves them out: reading and tokenizing each result's text was
-// half of what a search cost (BENCHMARKS.md), and a search/ listing shows
-// none; .results, `mnemofs search` and MCP ask for them.
-func (e *Engine) WithSnippets(q Query, rs []Result) []Result { return e.withSnippets(q, rs, e.st) }
-
 // withSnippets is WithSnippets with the text read through st (the
 // engine's store, or a reader's view of it).
-func (e *Engine) withSnippets(q Query, rs []Result, st *store.Store) []Result {
+func (qr *querier) withSnippets(q Query, rs []Result, st Reader) []Result {
 	out := slices.Clone(rs)
 	for i := range out {
 		if out[i].Snippet == "" {
-			out[i].Snippet = e.snippet(search.Hit{Ino: out[i].Ino, Part: out[i].Line}, q.Terms, st)
+			out[i].Snippet = qr.snippet(search.Hit{Ino: out[i].Ino, Part: out[i].Line}, q.Terms, st)
 		}
 	}
 	return out
@@ -258,10 +275,10 @@ func (e *Engine) withSnippets(q Query, rs []Result, st *store.Store) []Result {
 
 // snippet picks the line of the memory that holds the most query terms;
 // for a log's line, that line's text. The file is read through st.
-func (e *Engine) snippet(h search.Hit, terms []string, st *store.Store) string {
+func (qr *querier) snippet(h search.Hit, terms []string, st Reader) string {
 	if h.Part > 0 {
-		if raw, ok := e.logLine(h.Ino, h.Part); ok {
-			raw = e.redactIno(h.Ino, raw)
+		if raw, ok := qr.logLine(h.Ino, h.Part); ok {
+			raw = redactIno(qr.src, h.Ino, raw)
 			if body := memory.ParseLine(raw).Body; strings.TrimSpace(body) != "" {
 				return cut(body, 200)
 			}
@@ -282,7 +299,7 @@ func (e *Engine) snippet(h search.Hit, terms []string, st *store.Store) string {
 		strings.TrimSpace(string(text[in.BodyOffset:])) != "" {
 		text = text[in.BodyOffset:] // the body's words, not the front matter's keys
 	}
-	lines := strings.Split(string(e.redactIno(h.Ino, text)), "\n")
+	lines := strings.Split(string(redactIno(qr.src, h.Ino, text)), "\n")
 	want := map[string]bool{}
 	for _, t := range terms {
 		want[t] = true

@@ -1,7 +1,5 @@
 package views
 
-import "github.com/mnemofs/mnemofs/store"
-
 // Readers isolated for one user. An engine built on a store open for
 // every user (a mount without --user) serves a user the way an engine on
 // a store opened for that user would: through the user's view of the
@@ -15,27 +13,9 @@ import "github.com/mnemofs/mnemofs/store"
 
 // ForReader is the filter of what the view v (a store.ForUser view of
 // the engine's store) shows.
-func ForReader(v *store.Store) Filter {
+func ForReader(v UserView) Filter {
 	if v.User() == "" {
 		return Filter{}
 	}
 	return Filter{May: v.Visible, Reader: v}
-}
-
-// WithSnippetsFor is WithSnippets for the reader of scope (ForReader).
-func (e *Engine) WithSnippetsFor(q Query, rs []Result, scope Filter) []Result {
-	if scope.Reader == nil {
-		return e.WithSnippets(q, rs)
-	}
-	return e.withSnippets(q, rs, scope.Reader)
-}
-
-// StatsJSONFor is meta/stats.json as the view v shows the store: the
-// memories and sizes v sees (a shared log's by the lines it shows), as
-// meta/stats.json of a mount for v's user counts them.
-func (e *Engine) StatsJSONFor(v *store.Store) ([]byte, error) {
-	if v.User() == "" {
-		return e.StatsJSON(nil)
-	}
-	return statsJSON(v, e, v.Visible)
 }

@@ -7,35 +7,33 @@ import (
 	"slices"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
-
 	"github.com/mnemofs/mnemofs/search"
 	"github.com/mnemofs/mnemofs/store"
 )
 
 // staleFloor: below this many changes since a snapshot, it is always
-// brought up to date rather than built again (loadSnapshot).
+// brought up to date rather than built again (load).
 const staleFloor = 4096
 
-// loadSnapshot starts the catalog and index from the snapshot file, if it
+// load starts the catalog and index from the snapshot file, if it
 // is usable, and applies what changed in the store since it was written
 // (persist.go). It reports false when they must be built from the store;
 // they are then empty.
-func (e *Engine) loadSnapshot() bool {
-	if !e.snapOn() {
+func (p *persister) load() bool {
+	if !p.on() {
 		return false
 	}
 	t0 := time.Now()
-	r, err := openSnap(e.snap.path)
+	r, err := openSnap(p.path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
-			e.log.Printf("views: not using the index snapshot %s: %v; building the index from the store", e.snap.path, err)
+			p.log.Printf("views: not using the index snapshot %s: %v; building the index from the store", p.path, err)
 		}
 		return false
 	}
 	defer r.close()
-	if why := e.snapFits(r.head); why != "" {
-		e.log.Printf("views: not using the index snapshot %s: %s; building the index from the store", e.snap.path, why)
+	if why := p.fits(r.head); why != "" {
+		p.log.Printf("views: not using the index snapshot %s: %s; building the index from the store", p.path, why)
 		return false
 	}
 	// The store's walk of what changed runs meanwhile.
@@ -45,14 +43,14 @@ func (e *Engine) loadSnapshot() bool {
 	}
 	sinceCh := make(chan sinceResult, 1)
 	go func() {
-		s, err := e.st.ChangedSince(r.head.Version)
+		s, err := p.src.ChangedSince(r.head.Version)
 		sinceCh <- sinceResult{s, err}
 	}()
 	entries := r.head.Entries
 	l, err := r.load()
 	if err == nil {
-		e.useCatalog(l.cat)
-		e.idx.Adopt(l.idx, e.idx.Gen()) // the worker's own: nothing changes it meanwhile
+		p.cat.use(l.cat)
+		p.idx.Adopt(l.idx, p.idx.Gen()) // the worker's own: nothing changes it meanwhile
 	}
 	sr := <-sinceCh
 	since := sr.since
@@ -68,40 +66,33 @@ func (e *Engine) loadSnapshot() bool {
 		err = fmt.Errorf("%d nodes changed since it was written, against %d memories in it: a build is faster", len(since.Changed), entries)
 	}
 	if err != nil {
-		e.mu.Lock()
-		e.resetCatalog()
-		e.mu.Unlock()
-		e.idx.Reset()
-		e.log.Printf("views: not using the index snapshot %s: %v; building the index from the store", e.snap.path, err)
+		p.cat.reset()
+		p.idx.Reset()
+		p.log.Printf("views: not using the index snapshot %s: %v; building the index from the store", p.path, err)
 		return false
 	}
-	e.mu.Lock()
-	e.gen++
-	e.snap.built = true
-	e.mu.Unlock()
-	e.snap.mu.Lock()
-	e.snap.savedGen = e.gen
-	e.snap.mu.Unlock()
-	e.red.mu.Lock()
-	e.red.byIno = l.maps.Redact
-	e.red.mu.Unlock()
-	if e.emb != nil {
+	gen := p.cat.markBuilt()
+	p.mu.Lock()
+	p.savedGen = gen
+	p.mu.Unlock()
+	p.red.restore(l.maps.Redact)
+	if p.emb.on() {
 		// As a build would: each memory is checked against its stored
 		// vectors (the embedder skips those it has), so one whose
 		// embedding a stop or a new model left undone still gets it.
-		e.cat.eachIno(e.emb.enqueue)
+		p.cat.eachIno(p.emb.enqueue)
 	}
-	e.warmAttrs(since.Changed)
-	changes := e.sinceChanges(since, l.maps.Dirs)
-	e.applyBatch(changes)
+	p.ix.warmAttrs(since.Changed)
+	changes := p.sinceChanges(since, l.maps.Dirs)
+	p.ix.applyBatch(changes)
 	if len(changes) > 0 {
-		e.snapSoon()
+		p.soon()
 	}
 	how := "removals from the store's log"
 	if !since.Logged {
 		how = "removals found by a walk of every inode: the log does not reach back to the snapshot"
 	}
-	e.log.Printf("views: read the index of %d memories from its snapshot and applied %d changes since (%s), in %v",
+	p.log.Printf("views: read the index of %d memories from its snapshot and applied %d changes since (%s), in %v",
 		entries, len(changes), how, time.Since(t0).Round(time.Millisecond))
 	return true
 }
@@ -140,56 +131,10 @@ func (r *snapReader) load() (*loadedSnap, error) {
 	return l, nil
 }
 
-// loadedCatalog is a catalog read from a snapshot.
-type loadedCatalog struct {
-	cat    catalog
-	facets [nFields]facet
-	hidden map[uint64]bool
-}
-
-// useCatalog puts a catalog read from a snapshot in place.
-func (e *Engine) useCatalog(c *loadedCatalog) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.cat, e.facets, e.hidden = c.cat, c.facets, c.hidden
-}
-
-func readCatalog(cat *snapCatalog, seg []byte, entries int) (*loadedCatalog, error) {
-	base, err := parseCatBase(seg)
-	if err != nil {
-		return nil, fmt.Errorf("reading its catalog: %w", err)
-	}
-	if len(base.inos) != entries {
-		return nil, fmt.Errorf("reading its catalog: %d entries, the header says %d", len(base.inos), entries)
-	}
-	c := &loadedCatalog{cat: newCatalog(), facets: newFacets(), hidden: map[uint64]bool{}}
-	c.cat.base, c.cat.n = base, len(base.inos)
-	for _, ino := range cat.Hidden {
-		c.hidden[ino] = true
-	}
-	for fi := range c.facets {
-		fc := &c.facets[fi]
-		for v, im := range cat.Facets[fi] {
-			vs := &valueSet{inos: roaring64.New(), shown: im.Shown}
-			if err := vs.inos.UnmarshalBinary(im.Bits); err != nil {
-				return nil, fmt.Errorf("reading its catalog: the memories of %q: %w", v, err)
-			}
-			if vs.inos.IsEmpty() {
-				continue
-			}
-			fc.vals[v] = vs
-			if vs.shown > 0 {
-				fc.shownChanged(v, 1)
-			}
-		}
-	}
-	return c, nil
-}
-
-// snapFits checks a snapshot's header against this program, store and
+// fits checks a snapshot's header against this program, store and
 // user; it says what makes it unusable ("" when it fits).
-func (e *Engine) snapFits(h snapHeader) string {
-	id, err := e.st.ID()
+func (p *persister) fits(h snapHeader) string {
+	id, err := p.src.ID()
 	switch {
 	case err != nil:
 		return err.Error()
@@ -199,7 +144,7 @@ func (e *Engine) snapFits(h snapHeader) string {
 		return "another build of mnemofs wrote it"
 	case h.Store != id:
 		return "it is of another store"
-	case h.User != e.st.User():
+	case h.User != p.src.User():
 		return "it is of another user's mount"
 	}
 	return ""
@@ -213,23 +158,23 @@ const metaChanged store.ChangeKind = -1
 // worker applies: the memories gone are removed, the files written are
 // read again, and a directory that moved (or is new) is a move, so that
 // what is under it is checked against the ignore rules and /archive.
-func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []store.Change {
+func (p *persister) sinceChanges(since store.Since, dirs map[uint64]store.Link) []store.Change {
 	var out []store.Change
 	if since.Logged {
 		for _, ino := range since.Removed {
-			if e.cat.has(ino) { // the worker's own: no lock
+			if p.cat.has(ino) {
 				out = append(out, store.Change{Kind: store.Removed, Ino: ino})
 			}
 		}
 	} else {
-		e.cat.eachIno(func(ino uint64) {
+		p.cat.eachIno(func(ino uint64) {
 			if _, ok := slices.BinarySearch(since.Live, ino); !ok {
 				out = append(out, store.Change{Kind: store.Removed, Ino: ino})
 			}
 		})
 	}
 	for _, ino := range since.Changed {
-		a, err := e.st.Attr(ino)
+		a, err := p.src.Attr(ino)
 		switch {
 		case err != nil:
 			out = append(out, store.Change{Kind: store.Changed, Ino: ino}) // refresh decides
@@ -239,7 +184,7 @@ func (e *Engine) sinceChanges(since store.Since, dirs map[uint64]store.Link) []s
 			}
 		default:
 			kind := store.Changed
-			if ent := e.cat.get(ino); ent != nil && ent.ctime != 0 && a.Ctime == ent.ctime && a.Size == ent.size &&
+			if ent := p.cat.entry(ino); ent != nil && ent.ctime != 0 && a.Ctime == ent.ctime && a.Size == ent.size &&
 				len(a.Links) > 0 && a.Links[0] == (store.Link{Parent: ent.parent, Name: ent.name}) {
 				// Neither content nor name nor mode changed (only its
 				// access time, or its record): its words are as indexed.

@@ -3,6 +3,7 @@ package views
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"sort"
 	"sync"
 
@@ -61,9 +62,49 @@ func (c *redactCounts) add(ino uint64, m map[string]int) {
 	}
 }
 
+// sum is the matches per rule in the memories keep keeps (nil: all).
+func (c *redactCounts) sum(keep func(ino uint64) bool) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sum := map[string]int{}
+	for ino, m := range c.byIno {
+		if keep != nil && !keep(ino) {
+			continue
+		}
+		for k, v := range m {
+			sum[k] += v
+		}
+	}
+	return sum
+}
+
+// capture is a copy of the counts, for a snapshot.
+func (c *redactCounts) capture() map[uint64]map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[uint64]map[string]int, len(c.byIno))
+	for ino, m := range c.byIno {
+		out[ino] = maps.Clone(m) // add changes them in place
+	}
+	return out
+}
+
+// restore replaces the counts (read from a snapshot; nil: none).
+func (c *redactCounts) restore(byIno map[uint64]map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byIno = byIno
+}
+
+// redactSource is where the rules and a memory's path come from.
+type redactSource interface {
+	Redactor() *redact.Redactor
+	Path(ino uint64) (string, error)
+}
+
 // redactText masks what the rules covering path p find in s.
-func (e *Engine) redactText(p, s string) string {
-	r := e.st.Redactor()
+func redactText(src redactSource, p, s string) string {
+	r := src.Redactor()
 	if r.Empty() {
 		return s
 	}
@@ -71,12 +112,12 @@ func (e *Engine) redactText(p, s string) string {
 }
 
 // redactIno masks b, a text of the memory ino.
-func (e *Engine) redactIno(ino uint64, b []byte) []byte {
-	r := e.st.Redactor()
+func redactIno(src redactSource, ino uint64, b []byte) []byte {
+	r := src.Redactor()
 	if r.Empty() {
 		return b
 	}
-	p, err := e.st.Path(ino)
+	p, err := src.Path(ino)
 	if err != nil {
 		return b
 	}
@@ -86,8 +127,8 @@ func (e *Engine) redactIno(ino uint64, b []byte) []byte {
 
 // redactParts masks the indexed text of parts, the documents of the
 // memory at path p, and returns the matches per rule.
-func (e *Engine) redactParts(p string, parts []search.Part) map[string]int {
-	r := e.st.Redactor()
+func redactParts(src redactSource, p string, parts []search.Part) map[string]int {
+	r := src.Redactor()
 	if r.Empty() {
 		return nil
 	}
@@ -113,8 +154,8 @@ func (e *Engine) redactParts(p string, parts []search.Part) map[string]int {
 // embedKey is what the vectors of a memory with content sha were made
 // from: sha itself when no rule applies, else sha and the rules (other
 // rules, other inputs).
-func (e *Engine) embedKey(in store.Info) string {
-	r := e.st.Redactor()
+func embedKey(src redactSource, in store.Info) string {
+	r := src.Redactor()
 	if r.Empty() || in.SHA256 == "" || !r.Applies(in.Path) {
 		return in.SHA256
 	}
@@ -133,27 +174,15 @@ type Redaction struct {
 	Stored *uint64 `json:"stored,omitempty"`
 }
 
-// Redactions counts the redactions per rule of the policy; only the
-// memories keep decides count in Indexed (nil: all), and stored says
-// whether to give the store-wide Stored counts.
-func (e *Engine) Redactions(keep func(ino uint64) bool, stored bool) []Redaction {
-	r := e.st.Redactor()
+// redactions is Engine.Redactions.
+func (qr *querier) redactions(keep func(ino uint64) bool, stored bool) []Redaction {
+	r := qr.src.Redactor()
 	if r.Empty() {
 		return nil
 	}
-	sum := map[string]int{}
-	e.red.mu.Lock()
-	for ino, m := range e.red.byIno {
-		if keep != nil && !keep(ino) {
-			continue
-		}
-		for k, v := range m {
-			sum[k] += v
-		}
-	}
-	e.red.mu.Unlock()
+	sum := qr.red.sum(keep)
 	st := map[string]uint64{}
-	for _, c := range e.st.StoreRedactions() {
+	for _, c := range qr.src.StoreRedactions() {
 		st[c.Rule] = c.Count
 	}
 	var out []Redaction

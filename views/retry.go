@@ -22,11 +22,11 @@ type retries struct {
 
 // unavailable reports whether err is the backend's not answering; if so,
 // ino is refreshed again later.
-func (e *Engine) unavailable(ino uint64, err error) bool {
+func (ix *indexer) unavailable(ino uint64, err error) bool {
 	if !errors.Is(err, backend.ErrUnavailable) {
 		return false
 	}
-	r := &e.retry
+	r := &ix.retry
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.inos == nil {
@@ -34,13 +34,13 @@ func (e *Engine) unavailable(ino uint64, err error) bool {
 	}
 	r.inos[ino] = true
 	if r.timer == nil {
-		r.timer = time.AfterFunc(time.Second, e.retryNow)
+		r.timer = time.AfterFunc(time.Second, ix.retryNow)
 	}
 	return true
 }
 
-func (e *Engine) retryNow() {
-	r := &e.retry
+func (ix *indexer) retryNow() {
+	r := &ix.retry
 	r.mu.Lock()
 	ch := make([]store.Change, 0, len(r.inos))
 	for ino := range r.inos {
@@ -48,8 +48,11 @@ func (e *Engine) retryNow() {
 	}
 	r.inos, r.timer = nil, nil
 	r.mu.Unlock()
-	e.Handle(ch)
+	ix.w.handle(ch)
 }
+
+// retrying reports memories waiting to be refreshed again.
+func (ix *indexer) retrying() bool { return ix.retry.pending() }
 
 // pending reports memories waiting to be refreshed again.
 func (r *retries) pending() bool {

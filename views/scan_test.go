@@ -49,7 +49,7 @@ func TestScannedBuild(t *testing.T) {
 	b := openSession(t, dir, "", "") // no snapshot: built from the store
 	built := b.view(t)
 	builtHits := searchAll(t, b.e, queries)
-	scanned := b.e.scanned.Load()
+	scanned := b.e.ix.scanned.Load()
 	b.close(t)
 
 	if n := len(built.Entries); scanned < int64(n)-2 {
@@ -111,7 +111,7 @@ func TestScannedBuildUsers(t *testing.T) {
 		testNoScan.Store(false)
 		b := openSession(t, dir, "", user)
 		got, gotHits := b.view(t), searchAll(t, b.e, queries)
-		scanned := b.e.scanned.Load()
+		scanned := b.e.ix.scanned.Load()
 		b.close(t)
 		if scanned < 300 {
 			t.Errorf("user %q: %d memories read by scans", user, scanned)

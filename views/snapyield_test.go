@@ -57,7 +57,7 @@ func TestSnapshotYieldsToSearches(t *testing.T) {
 		e.Ready()
 	}
 	write("a.md")
-	e.snapSoon()
+	e.p.soon()
 	if !waitNew(time.Time{}, 5*time.Second) {
 		t.Fatal("no snapshot written with no search running")
 	}
@@ -80,7 +80,7 @@ func TestSnapshotYieldsToSearches(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	before := written()
 	write("b.md")
-	e.snapSoon()
+	e.p.soon()
 	start := time.Now()
 	if waitNew(before, every/3) {
 		t.Fatalf("the snapshot was written %v after it was asked for, while searches ran", time.Since(start))
@@ -94,7 +94,7 @@ func TestSnapshotYieldsToSearches(t *testing.T) {
 	before = written()
 	time.Sleep(snapYield + 100*time.Millisecond) // the last search is past
 	write("c.md")
-	e.snapSoon()
+	e.p.soon()
 	if !waitNew(before, every/2) {
 		t.Fatal("the snapshot was not written soon after the searches stopped")
 	}

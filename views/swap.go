@@ -39,8 +39,8 @@ type swapState struct {
 
 // prepareSwap reads the snapshot just written from im (captured at gen)
 // and hands it to the worker.
-func (e *Engine) prepareSwap(im *snapImage, gen uint64) error {
-	r, err := openSnap(e.snap.path)
+func (p *persister) prepareSwap(im *snapImage, gen uint64) error {
+	r, err := openSnap(p.path)
 	if err != nil {
 		return err
 	}
@@ -49,15 +49,15 @@ func (e *Engine) prepareSwap(im *snapImage, gen uint64) error {
 	if err != nil {
 		return err
 	}
-	e.snap.swap.pending.Store(&swapIn{gen: gen, muts: im.muts, idxGen: im.idx.Gen, cat: l.cat, idx: l.idx})
-	e.Handle([]store.Change{{Kind: swapSnap}})
+	p.swap.pending.Store(&swapIn{gen: gen, muts: im.muts, idxGen: im.idx.Gen, cat: l.cat, idx: l.idx})
+	p.w.handle([]store.Change{{Kind: swapSnap}})
 	return nil
 }
 
 // swapNow puts the prepared swap in place (in the worker), if nothing
 // changed since its capture.
-func (e *Engine) swapNow() {
-	s := e.snap.swap.pending.Swap(nil)
+func (p *persister) swapNow() {
+	s := p.swap.pending.Swap(nil)
 	if s == nil {
 		return
 	}
@@ -65,12 +65,9 @@ func (e *Engine) swapNow() {
 	// until it returns. The index is swapped first, outside mu (a search
 	// holds the index's lock while it takes mu); meanwhile a search sees
 	// the new index with the old catalog, which hold the same.
-	e.mu.RLock()
-	ok := e.gen == s.gen && e.cat.muts == s.muts
-	e.mu.RUnlock()
-	if ok = ok && e.idx.Adopt(s.idx, s.idxGen); ok {
-		e.useCatalog(s.cat)
-		e.log.Printf("views: the catalog and index are now read from the snapshot")
+	if p.cat.unchangedSince(s.gen, s.muts) && p.idx.Adopt(s.idx, s.idxGen) {
+		p.cat.use(s.cat)
+		p.log.Printf("views: the catalog and index are now read from the snapshot")
 		go debug.FreeOSMemory() // what the build held
 	}
 }

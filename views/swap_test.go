@@ -35,9 +35,9 @@ func TestSwapAfterBuild(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	b.e.Ready()
-	b.e.mu.RLock()
-	swapped := b.e.cat.base != nil && len(b.e.cat.over) == 0
-	b.e.mu.RUnlock()
+	b.e.cat.mu.RLock()
+	swapped := b.e.cat.ents.base != nil && len(b.e.cat.ents.over) == 0
+	b.e.cat.mu.RUnlock()
 	if !swapped {
 		t.Fatal("the log says swapped, the catalog is not read from the snapshot")
 	}

@@ -23,16 +23,16 @@ import (
 const lineContext = 2
 
 // lineFilter is the line-level part of f for search (nil when f has none).
-func (e *Engine) lineFilter(f Filter) func(ino uint64, part uint32) bool {
+func (qr *querier) lineFilter(f Filter) func(ino uint64, part uint32) bool {
 	if !f.lineFiltered() {
 		return nil
 	}
-	return func(ino uint64, part uint32) bool { return lineMatch(e.entry(ino), part, f) }
+	return func(ino uint64, part uint32) bool { return lineMatch(qr.cat.entry(ino), part, f) }
 }
 
 // logLine returns the bytes of line n of the log ino, as indexed.
-func (e *Engine) logLine(ino uint64, n uint32) ([]byte, bool) {
-	ent := e.entry(ino)
+func (qr *querier) logLine(ino uint64, n uint32) ([]byte, bool) {
+	ent := qr.cat.entry(ino)
 	if ent == nil {
 		return nil, false
 	}
@@ -41,7 +41,7 @@ func (e *Engine) logLine(ino uint64, n uint32) ([]byte, bool) {
 		return nil, false
 	}
 	buf := make([]byte, l.size)
-	m, err := e.st.ReadAt(ino, buf, int64(l.off))
+	m, err := qr.src.ReadAt(ino, buf, int64(l.off))
 	return buf[:m], err == nil && m == len(buf)
 }
 
@@ -54,8 +54,8 @@ type turn struct {
 
 // turns returns line n of the log ino and its neighbours that pass f's
 // line-level part (n itself must), in order.
-func (e *Engine) turns(ino uint64, n uint32, f Filter) ([]turn, error) {
-	ent := e.entry(ino)
+func (qr *querier) turns(ino uint64, n uint32, f Filter) ([]turn, error) {
+	ent := qr.cat.entry(ino)
 	if ent == nil || ent.log == nil || f.May != nil && !f.May(ino) {
 		return nil, syscall.ENOENT
 	}
@@ -71,27 +71,23 @@ func (e *Engine) turns(ino uint64, n uint32, f Filter) ([]turn, error) {
 			continue
 		}
 		buf := make([]byte, l.size)
-		m, err := e.st.ReadAt(ino, buf, int64(l.off))
+		m, err := qr.src.ReadAt(ino, buf, int64(l.off))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, turn{LineMeta: l, raw: e.redactIno(ino, buf[:m]), match: j == i})
+		out = append(out, turn{LineMeta: l, raw: redactIno(qr.src, ino, buf[:m]), match: j == i})
 	}
 	return out, nil
 }
 
-// LineResult is the content of a search result for line n of the log
-// ino within filter f (the view's scope and the query's filters): a
-// header naming the log and the lines, then the lines as they are in the
-// log, each after its number and ':' for the match or '-' for a
-// neighbour (as grep -n -C prints them).
-func (e *Engine) LineResult(ino uint64, n uint32, f Filter) ([]byte, error) {
-	e.Ready()
-	ts, err := e.turns(ino, n, f)
+// lineResult is Engine.LineResult.
+func (qr *querier) lineResult(ino uint64, n uint32, f Filter) ([]byte, error) {
+	qr.w.ready()
+	ts, err := qr.turns(ino, n, f)
 	if err != nil {
 		return nil, err
 	}
-	p, err := e.st.Path(ino)
+	p, err := qr.src.Path(ino)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +107,8 @@ func (e *Engine) LineResult(ino uint64, n uint32, f Filter) ([]byte, error) {
 // context/: one item a line, "L<n> <speaker> (<date>): <text>", the match
 // in bold, under the log's path below root. Lines already shown (shown) are left out and marked shown; a
 // result whose own line was shown gives nothing.
-func (e *Engine) turnSection(root string, r Result, f Filter, shown map[[2]uint64]bool) string {
-	ts, err := e.turns(r.Ino, r.Line, f)
+func (qr *querier) turnSection(root string, r Result, f Filter, shown map[[2]uint64]bool) string {
+	ts, err := qr.turns(r.Ino, r.Line, f)
 	if err != nil || shown[[2]uint64{r.Ino, uint64(r.Line)}] {
 		return "" // the turn is already quoted, as another's neighbour
 	}
@@ -149,16 +145,16 @@ func (e *Engine) turnSection(root string, r Result, f Filter, shown map[[2]uint6
 
 // summaryOf returns the summary.md beside the log ino (its path and
 // inode) when there is one that f keeps.
-func (e *Engine) summaryOf(ino uint64, f Filter) (string, uint64, bool) {
-	a, err := e.st.Attr(ino)
+func (qr *querier) summaryOf(ino uint64, f Filter) (string, uint64, bool) {
+	a, err := qr.src.Attr(ino)
 	if err != nil || len(a.Links) == 0 {
 		return "", 0, false
 	}
-	in, err := e.st.Lookup(a.Links[0].Parent, "summary.md")
-	if err != nil || !in.IsReg() || !e.MatchIno(in.Ino, Filter{May: f.May, Users: f.Users, Archived: true}) {
+	in, err := qr.src.Lookup(a.Links[0].Parent, "summary.md")
+	if err != nil || !in.IsReg() || !qr.cat.matchIno(in.Ino, Filter{May: f.May, Users: f.Users, Archived: true}) {
 		return "", 0, false
 	}
-	p, err := e.st.Path(in.Ino)
+	p, err := qr.src.Path(in.Ino)
 	if err != nil || path.Base(p) != "summary.md" {
 		return "", 0, false
 	}

@@ -30,9 +30,9 @@ type warmer struct {
 
 // warm starts reading inos ahead; the build calls built after each one
 // and end when it is done (or stopped).
-func (e *Engine) warm(inos []uint64) *warmer {
+func (ix *indexer) warm(inos []uint64) *warmer {
 	w := &warmer{slots: make(chan struct{}, warmAhead), stop: make(chan struct{})}
-	if !e.st.Shared() || len(inos) < warmWorkers {
+	if !ix.src.Shared() || len(inos) < warmWorkers {
 		return w
 	}
 	work := make(chan uint64)
@@ -42,8 +42,8 @@ func (e *Engine) warm(inos []uint64) *warmer {
 			defer w.wg.Done()
 			buf := make([]byte, store.HotFileMax)
 			for ino := range work {
-				if in, err := e.st.Info(ino); err == nil && in.Size <= store.HotFileMax {
-					e.st.ReadAt(ino, buf, 0)
+				if in, err := ix.src.Info(ino); err == nil && in.Size <= store.HotFileMax {
+					ix.src.ReadAt(ino, buf, 0)
 				}
 			}
 		}()
@@ -96,8 +96,8 @@ func changedInos(cs []store.Change) []uint64 {
 // at a time, on a shared store: a start from a snapshot looks at the
 // inode of each node changed since, which on etcd was a round trip each,
 // one after another (1,000 memories whose records changed: 1.2 s).
-func (e *Engine) warmAttrs(inos []uint64) {
-	if !e.st.Shared() || len(inos) < warmWorkers {
+func (ix *indexer) warmAttrs(inos []uint64) {
+	if !ix.src.Shared() || len(inos) < warmWorkers {
 		return
 	}
 	work := make(chan uint64)
@@ -107,7 +107,7 @@ func (e *Engine) warmAttrs(inos []uint64) {
 		go func() {
 			defer wg.Done()
 			for ino := range work {
-				e.st.Attr(ino)
+				ix.src.Attr(ino)
 			}
 		}()
 	}

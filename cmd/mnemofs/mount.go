@@ -194,6 +194,7 @@ func mount(mountpoint string, cfg fusefs.Config, user string, cacheBytes int64, 
 	// except while background work runs (procs.go).
 	cpus := newProcs()
 	eng.SetBackground(cpus.background)
+	eng.SetMetaSources(metaSources(st))
 	eng.Start(st)
 	done := make(chan struct{}) // closed when the mount returns
 	defer close(done)

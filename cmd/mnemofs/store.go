@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mnemofs/mnemofs/audit"
 	"github.com/mnemofs/mnemofs/backend"
 	"github.com/mnemofs/mnemofs/control"
+	"github.com/mnemofs/mnemofs/lifecycle"
 	"github.com/mnemofs/mnemofs/policy"
+	"github.com/mnemofs/mnemofs/report"
 	"github.com/mnemofs/mnemofs/store"
 	"github.com/mnemofs/mnemofs/views"
 )
@@ -72,6 +75,16 @@ func keepIndex(eng *views.Engine, dataDir, user string, ro bool) {
 	}
 	every, _ := time.ParseDuration(os.Getenv("MNEMOFS_SNAPSHOT_EVERY"))
 	eng.SetSnapshot(views.SnapshotPath(dataDir, user), !ro, every)
+}
+
+// metaSources are the files of meta/ that packages other than views make
+// from st (views.SetMetaSources).
+func metaSources(st *store.Store) views.MetaSources {
+	return views.MetaSources{
+		Maintenance: func(may views.May) ([]byte, error) { return lifecycle.Log(st, may) },
+		MCP:         func(may views.May) ([]byte, error) { return audit.Log(st, may) },
+		Report:      func(may views.May) ([]byte, error) { return report.HTML(st, may, report.Options{}) },
+	}
 }
 
 // rawKey is the key as given (file or environment); nil: none.

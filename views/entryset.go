@@ -1,23 +1,42 @@
 package views
 
-import "container/heap"
+import (
+	"container/heap"
+	"maps"
+)
 
-// catalog is the catalog's entries by inode: a snapshot's (base, decoded
+// entrySet is the catalog's entries by inode: a snapshot's (base, decoded
 // as they are asked for) under the entries put or removed since (over; a
 // removed one's nil). Entries are never changed once in it: a change puts
-// a new one. Guarded by Engine.mu (readers may share it; only the worker
+// a new one. Guarded by catalog.mu (readers may share it; only the worker
 // writes).
-type catalog struct {
+type entrySet struct {
 	base *catBase
 	over map[uint64]*Entry
 	n    int
 	muts uint64 // counts the sets and dels
 }
 
-func newCatalog() catalog { return catalog{over: map[uint64]*Entry{}} }
+func newEntrySet() entrySet { return entrySet{over: map[uint64]*Entry{}} }
+
+// entriesOf is the entries of a snapshot's base, with none put since.
+func entriesOf(base *catBase) entrySet {
+	s := newEntrySet()
+	s.base, s.n = base, len(base.inos)
+	return s
+}
+
+// image is what a snapshot keeps of the set: its base, a copy of the
+// entries put or removed since, and the count of changes.
+func (c *entrySet) image() (*catBase, map[uint64]*Entry, uint64) {
+	return c.base, maps.Clone(c.over), c.muts
+}
+
+// mutations counts the entries put and removed.
+func (c *entrySet) mutations() uint64 { return c.muts }
 
 // get is the entry of ino, nil if none.
-func (c *catalog) get(ino uint64) *Entry {
+func (c *entrySet) get(ino uint64) *Entry {
 	if ent, ok := c.over[ino]; ok {
 		return ent
 	}
@@ -30,7 +49,7 @@ func (c *catalog) get(ino uint64) *Entry {
 }
 
 // has reports whether ino has an entry.
-func (c *catalog) has(ino uint64) bool {
+func (c *entrySet) has(ino uint64) bool {
 	if ent, ok := c.over[ino]; ok {
 		return ent != nil
 	}
@@ -38,7 +57,7 @@ func (c *catalog) has(ino uint64) bool {
 }
 
 // set puts ent, replacing the entry of its inode.
-func (c *catalog) set(ent *Entry) {
+func (c *entrySet) set(ent *Entry) {
 	if !c.has(ent.Ino) {
 		c.n++
 	}
@@ -47,7 +66,7 @@ func (c *catalog) set(ent *Entry) {
 }
 
 // del removes the entry of ino.
-func (c *catalog) del(ino uint64) {
+func (c *entrySet) del(ino uint64) {
 	ent, inOver := c.over[ino]
 	inBase := c.base != nil && c.base.find(ino) >= 0
 	if inOver && ent == nil || !inOver && !inBase {
@@ -63,18 +82,18 @@ func (c *catalog) del(ino uint64) {
 }
 
 // len is the number of entries.
-func (c *catalog) len() int { return c.n }
+func (c *entrySet) len() int { return c.n }
 
 // each calls fn for every entry until it returns false: the base's in
 // inode order (decoded, not kept), then over's.
-func (c *catalog) each(fn func(*Entry) bool) {
+func (c *entrySet) each(fn func(*Entry) bool) {
 	c.eachSince(func() (int64, bool) { return 0, false }, fn)
 }
 
 // eachSince is each, but leaves out, without decoding them, the base's
 // entries whose Modified is before the time since gives (modKey; ok
 // false: none yet), asked again before each.
-func (c *catalog) eachSince(since func() (int64, bool), fn func(*Entry) bool) {
+func (c *entrySet) eachSince(since func() (int64, bool), fn func(*Entry) bool) {
 	if b := c.base; b != nil {
 		for i, ino := range b.inos {
 			if m, ok := since(); ok && b.mods[i] < m {
@@ -102,7 +121,7 @@ func (c *catalog) eachSince(since func() (int64, bool), fn func(*Entry) bool) {
 // newestMod is the n-th newest modification time (modKey) among the
 // base's entries that over does not shadow and skip leaves out, read from
 // the mods column alone; ok is false when there are fewer than n.
-func (c *catalog) newestMod(n int, skip func(uint64) bool) (int64, bool) {
+func (c *entrySet) newestMod(n int, skip func(uint64) bool) (int64, bool) {
 	b := c.base
 	if b == nil || n <= 0 {
 		return 0, false
@@ -144,7 +163,7 @@ func (h *modHeap) Pop() any {
 }
 
 // eachIno calls fn for the inode of every entry.
-func (c *catalog) eachIno(fn func(uint64)) {
+func (c *entrySet) eachIno(fn func(uint64)) {
 	if b := c.base; b != nil {
 		for _, ino := range b.inos {
 			if _, ok := c.over[ino]; !ok {
