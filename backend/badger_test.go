@@ -214,3 +214,40 @@ func TestOpenBadgerAfterEmptyMemtable(t *testing.T) {
 		t.Fatalf("after the reopen: %q, %v", got, err)
 	}
 }
+
+// TestVersionWhileWriting: Version may be called while commits run (the
+// views' snapshot writer asks for it at any time): no data race, and it
+// never goes back.
+func TestVersionWhileWriting(t *testing.T) {
+	kv, err := OpenBadger("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	v := kv.(Versioned)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2000; i++ {
+			if err := kv.Update(func(t Txn) error { return t.Set([]byte{'z', byte(i), byte(i >> 8)}, []byte("v")) }); err != nil {
+				panic(err)
+			}
+		}
+	}()
+	var last uint64
+	for {
+		select {
+		case <-done:
+			if got := v.Version(); got < last || got == 0 {
+				t.Fatalf("version %d after %d", got, last)
+			}
+			return
+		default:
+		}
+		got := v.Version()
+		if got < last {
+			t.Fatalf("version went back: %d after %d", got, last)
+		}
+		last = got
+	}
+}

@@ -34,7 +34,14 @@ func AsVersioned(kv KV) (Versioned, bool) {
 	return v, ok
 }
 
-func (b *badgerKV) Version() uint64 { return b.db.MaxVersion() }
+// Version is the read timestamp of a new transaction: every commit before
+// the call is at or below it. (Badger's DB.MaxVersion reads the memtable's
+// version while a commit writes it: a data race.)
+func (b *badgerKV) Version() uint64 {
+	t := b.db.NewTransaction(false)
+	defer t.Discard()
+	return t.ReadTs()
+}
 
 func (b *badgerKV) KeysSince(prefix []byte, since uint64, fn func(key []byte, version uint64) error) error {
 	return mapErr(b.db.View(func(t *badger.Txn) error {
