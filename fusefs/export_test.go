@@ -55,7 +55,7 @@ func TestFileHandles(t *testing.T) {
 			must(t, os.Remove(filepath.Join(dir, "gone"))) // seconds old: deleted
 
 			// The kernel forgets every node: mount again.
-			mnt := s.dir
+			var mnt string
 			if s.tf != nil {
 				s.tf.unmount()
 				tf = mountAt(t, data, store.Options{})

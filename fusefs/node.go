@@ -147,5 +147,3 @@ func (n *leafNode) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	}
 	return []byte(t), 0
 }
-
-func sizeChange(sz uint64) store.AttrChange { return store.AttrChange{Size: &sz} }

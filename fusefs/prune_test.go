@@ -17,6 +17,7 @@ import (
 func (tf *testFS) liveNodes() int {
 	n := 0
 	tf.srv.notify.fsys.live.Range(func(_, v any) bool {
+		//lint:ignore SA1019 the test asks whether the kernel still holds the node
 		if v.(*fs.Inode).Forgotten() {
 			return true
 		}

@@ -271,10 +271,7 @@ func TestCodexMemoriesFolder(t *testing.T) {
 	if len(ents) != 1 {
 		t.Errorf("raw_memories.md rebuilt unchanged thrice, then changed: %d versions, want 1", len(ents))
 	}
-	var names []string
-	for _, l := range strings.Split(strings.TrimSpace(runOut(t, mnt, "grep", "-rl", "--exclude-dir=.git", "pnpm", ".")), "\n") {
-		names = append(names, l)
-	}
+	names := strings.Split(strings.TrimSpace(runOut(t, mnt, "grep", "-rl", "--exclude-dir=.git", "pnpm", ".")), "\n")
 	sort.Strings(names)
 	if got := strings.Join(names, " "); got != "./MEMORY.md ./memory_summary.md ./raw_memories.md ./rollout_summaries/2026-05-01-pnpm.md" {
 		t.Errorf("grep -rl pnpm: %s", got)
